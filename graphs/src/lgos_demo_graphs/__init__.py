@@ -1,0 +1,1 @@
+"""The demo graphs and the registry LGOS serves in the demo stack."""

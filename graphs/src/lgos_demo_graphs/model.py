@@ -1,0 +1,43 @@
+"""The chat model demo graphs call: ``offline-model`` unless a real provider key is set."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_openai import ChatOpenAI
+from pydantic import SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+OFFLINE_MODEL = "offline-model"
+
+
+class DemoAPISettings(BaseSettings):
+    """``DEMO_API_*``: which model the demo graphs use."""
+
+    model_config = SettingsConfigDict(env_prefix="DEMO_API_", extra="ignore")
+
+    openai_api_key: SecretStr | None = None
+    openai_base_url: str | None = None
+    openai_model: str | None = None
+    offline_model_url: str = "http://127.0.0.1:3007/v1"
+
+    @property
+    def offline(self) -> bool:
+        return self.openai_api_key is None
+
+
+def chat_model(settings: DemoAPISettings | None = None, **kwargs: Any) -> ChatOpenAI:
+    """A streaming-capable ChatOpenAI that reports usage through any base URL."""
+    settings = settings or DemoAPISettings()
+    if settings.offline:
+        base_url: str | None = settings.offline_model_url
+        api_key = SecretStr("offline-model-needs-no-key")
+        model = OFFLINE_MODEL
+    else:
+        base_url = settings.openai_base_url
+        api_key = settings.openai_api_key  # type: ignore[assignment]
+        model = settings.openai_model or "gpt-4.1-mini"
+    # stream_usage: ChatOpenAI only asks for streamed usage on OpenAI's default URL by itself.
+    return ChatOpenAI(
+        model=model, base_url=base_url, api_key=api_key, stream_usage=True, max_retries=1, **kwargs
+    )

@@ -1,0 +1,17 @@
+"""The registry ``lgos serve lgos_demo_graphs.registry:create_registry`` serves."""
+
+from __future__ import annotations
+
+from lgos import GraphRegistry
+
+from lgos_demo_graphs import response_outcomes, simple_graph, status_events
+
+
+def create_registry() -> GraphRegistry:
+    return GraphRegistry.of(
+        {
+            "simple-graph": simple_graph.CONFIG,
+            "status-events": status_events.CONFIG,
+            "response-outcomes": response_outcomes.CONFIG,
+        }
+    )

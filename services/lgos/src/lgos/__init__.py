@@ -1,0 +1,24 @@
+"""LangGraph OpenAI Serve: registered LangGraph graphs exposed as OpenAI models.
+
+The public surface is what graph authors and deployers need; everything else is private.
+"""
+
+from lgos.app import create_app
+from lgos.config import ClientSettings, GraphConfig, GraphFeature, GraphRegistry
+from lgos.errors import InvalidRequestError, LGOSError
+from lgos.request import GraphRequest
+from lgos.settings import LGOSSettings
+from lgos.status import status_event
+
+__all__ = [
+    "ClientSettings",
+    "GraphConfig",
+    "GraphFeature",
+    "GraphRegistry",
+    "GraphRequest",
+    "InvalidRequestError",
+    "LGOSError",
+    "LGOSSettings",
+    "create_app",
+    "status_event",
+]

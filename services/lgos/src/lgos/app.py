@@ -1,0 +1,86 @@
+"""The app factory: one FastAPI app serving a registry of graphs."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from langgraph.pregel import Pregel
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
+from starlette.responses import Response
+
+from lgos.config import GraphRegistry
+from lgos.errors import LGOSError, ServerError, error_envelope
+from lgos.protocol.chat.routes import router as chat_router
+from lgos.protocol.json import JSONResponse
+from lgos.protocol.models import router as models_router
+from lgos.protocol.responses.routes import router as responses_router
+from lgos.protocol.validation import format_param
+from lgos.runtime.runner import GraphRunner
+from lgos.settings import LGOSSettings
+from lgos.state import AppState
+
+logger = logging.getLogger("lgos.app")
+
+
+def build_runners(registry: GraphRegistry) -> dict[str, GraphRunner]:
+    runners = {}
+    for name, config in registry.items():
+        graph = config.graph if isinstance(config.graph, Pregel) else config.graph()
+        runners[name] = GraphRunner(name, config, graph)
+    return runners
+
+
+def create_app(registry: GraphRegistry, settings: LGOSSettings | None = None) -> FastAPI:
+    """Serve ``registry`` over the OpenAI Models, Responses and Chat Completions APIs."""
+    settings = settings or LGOSSettings()
+    app = FastAPI(title="LangGraph OpenAI Serve", version="0.1.0")
+    app.state.lgos = AppState(registry=registry, runners=build_runners(registry), settings=settings)
+    app.include_router(models_router)
+    app.include_router(responses_router)
+    app.include_router(chat_router)
+
+    @app.get("/health", tags=["health"])
+    async def health() -> dict[str, Any]:
+        return {"status": "ok", "models": len(registry)}
+
+    _install_error_handlers(app)
+    return app
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(LGOSError)
+    async def lgos_error(request: Request, exc: LGOSError) -> Response:
+        return JSONResponse(exc.to_envelope(), status_code=exc.status_code)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> Response:
+        first = exc.errors()[0] if exc.errors() else {}
+        location = [p for p in first.get("loc", ()) if p not in ("body", "path", "query")]
+        param = format_param(location) or None
+        message = f"Invalid '{param}': {first.get('msg')}." if param else "Invalid request."
+        return JSONResponse(error_envelope(message, param=param), status_code=400)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        kind = "invalid_request_error" if exc.status_code < 500 else "server_error"
+        message = str(exc.detail) if exc.status_code < 500 else ServerError().message
+        code = "not_found" if exc.status_code == 404 else None
+        return JSONResponse(
+            error_envelope(message, type=kind, code=code),  # type: ignore[arg-type]
+            status_code=exc.status_code,
+            headers=getattr(exc, "headers", None),
+        )
+
+    @app.exception_handler(ClientDisconnect)
+    async def client_gone(request: Request, exc: ClientDisconnect) -> Response:
+        # Nobody is listening; the run was already cancelled.
+        return Response(status_code=499)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        logger.error("unhandled error", exc_info=exc, extra={"path": request.url.path})
+        return JSONResponse(ServerError().to_envelope(), status_code=500)

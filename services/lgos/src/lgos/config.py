@@ -1,0 +1,142 @@
+"""What a graph author declares: ``GraphConfig``, its features and settings, and the registry."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+if TYPE_CHECKING:
+    from langchain_core.messages import AIMessage
+    from langgraph.pregel import Pregel
+
+    from lgos.request import GraphRequest
+
+JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+class GraphFeature(StrEnum):
+    """Optional runtime behaviour a graph opts into; advertised in ``lgos.features``."""
+
+    INTERRUPTS = "interrupts"
+    """The graph may pause at LangGraph ``interrupt()``; resumable only through Responses."""
+    BACKGROUND = "background"
+    """The graph accepts ``background=true`` Responses (polling-only)."""
+
+
+class ClientSettings(BaseModel):
+    """Base class of a graph's public, allowlisted per-request settings.
+
+    Every field needs a default: the defaults are the advertised, validated baseline that a
+    request's ``metadata.lgos_settings`` is shallow-merged over.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+GraphFactory = Callable[[], "Pregel[Any, Any, Any, Any]"]
+RequestToInput = Callable[["GraphRequest"], Any]
+ContextFactory = Callable[["GraphRequest", ClientSettings | None], Any]
+OutputToMessage = Callable[[Any], "AIMessage | None"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class GraphConfig:
+    """One servable graph and the adapters between OpenAI requests and its own schema.
+
+    ``graph`` is a compiled graph or a zero-argument factory that builds one at app start-up.
+    Adapters default to a ``{"messages": [...]}`` state: the request's LangChain messages go in,
+    the last ``AIMessage`` of ``state["messages"]`` comes out, and the validated settings become
+    the LangGraph runtime context.
+    """
+
+    graph: Pregel[Any, Any, Any, Any] | GraphFactory
+    description: str
+    features: frozenset[GraphFeature] = frozenset()
+    client_settings: type[ClientSettings] | None = None
+    server_tools: Sequence[str] = ()
+    client_tools: Sequence[str] = ()
+    request_to_input: RequestToInput | None = None
+    context_factory: ContextFactory | None = None
+    output_to_message: OutputToMessage | None = None
+
+    def __post_init__(self) -> None:
+        if not self.description.strip():
+            raise ValueError("GraphConfig.description must not be empty")
+        object.__setattr__(self, "features", frozenset(GraphFeature(f) for f in self.features))
+        overlap = set(self.server_tools) & set(self.client_tools)
+        if overlap:
+            raise ValueError(f"tools cannot be both server and client tools: {sorted(overlap)}")
+        if self.client_settings is not None:
+            try:
+                self.client_settings()
+            except ValidationError as exc:
+                raise ValueError(
+                    f"{self.client_settings.__name__}: every client setting needs a default"
+                ) from exc
+
+    def settings_defaults(self) -> dict[str, Any]:
+        if self.client_settings is None:
+            return {}
+        return self.client_settings().model_dump(mode="json")
+
+    def settings_schema(self) -> dict[str, Any]:
+        if self.client_settings is None:
+            schema: dict[str, Any] = {
+                "type": "object",
+                "properties": {},
+                "additionalProperties": False,
+            }
+        else:
+            schema = self.client_settings.model_json_schema()
+        return {"$schema": JSON_SCHEMA_DIALECT, **schema}
+
+
+def validate_model_id(name: str) -> str:
+    """Model ids become URL path segments and gateway names (``lgos/<graph>``)."""
+    if not name or not name.strip():
+        raise ValueError("a model id must not be empty")
+    if name != name.strip() or "/" in name:
+        raise ValueError(f"invalid model id {name!r}: no '/' or surrounding whitespace allowed")
+    return name
+
+
+@dataclass
+class GraphRegistry(Mapping[str, GraphConfig]):
+    """The graphs one LGOS app serves, by model id, in registration order."""
+
+    graphs: dict[str, GraphConfig] = field(default_factory=dict)
+    created: int = field(default_factory=lambda: int(time.time()))
+
+    def __post_init__(self) -> None:
+        for name in self.graphs:
+            validate_model_id(name)
+
+    @classmethod
+    def of(
+        cls, items: Mapping[str, GraphConfig] | Iterable[tuple[str, GraphConfig]]
+    ) -> GraphRegistry:
+        registry = cls()
+        pairs = items.items() if isinstance(items, Mapping) else items
+        for name, config in pairs:
+            registry.register(name, config)
+        return registry
+
+    def register(self, name: str, config: GraphConfig) -> None:
+        validate_model_id(name)
+        if name in self.graphs:
+            raise ValueError(f"model id {name!r} is already registered")
+        self.graphs[name] = config
+
+    def __getitem__(self, name: str) -> GraphConfig:
+        return self.graphs[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.graphs)
+
+    def __len__(self) -> int:
+        return len(self.graphs)

@@ -1,0 +1,1 @@
+"""OpenAI wire protocols: decoding requests into ``GraphRequest`` and encoding run events."""

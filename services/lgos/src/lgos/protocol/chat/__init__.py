@@ -1,0 +1,1 @@
+"""The Chat Completions API: ``POST /v1/chat/completions``."""

@@ -1,0 +1,360 @@
+"""Decoding a ``POST /v1/responses`` body into a ``GraphRequest``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+
+from lgos.config import GraphConfig
+from lgos.errors import InvalidRequestError
+from lgos.protocol import tools as tool_specs
+from lgos.protocol.metadata import check_metadata, resolve_metadata
+from lgos.protocol.validation import GENERATION_CONTROL, check_fields
+from lgos.request import GraphRequest
+
+ALLOWED_FIELDS = frozenset(
+    {
+        "model",
+        "input",
+        "instructions",
+        "stream",
+        "metadata",
+        "store",
+        "tools",
+        "tool_choice",
+        "parallel_tool_calls",
+        "previous_response_id",
+        "background",
+        "user",
+        "safety_identifier",
+        "text",
+    }
+)
+UNSUPPORTED_FIELDS: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "temperature",
+            "top_p",
+            "max_output_tokens",
+            "max_tool_calls",
+            "top_logprobs",
+            "truncation",
+            "service_tier",
+            "prompt_cache_key",
+            "prompt_cache_retention",
+        ),
+        GENERATION_CONTROL,
+    ),
+    "reasoning": "Reasoning configuration belongs to the graph's own models.",
+    "conversation": "LGOS keeps no server-side conversations; resend the input items you need.",
+    "include": "LGOS returns no optional include data.",
+    "prompt": "Stored prompts are not supported.",
+    "stream_options": "Stream options are not supported.",
+}
+_ROLES = {"user", "system", "developer", "assistant"}
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedResponsesRequest:
+    graph_request: GraphRequest
+    metadata: dict[str, str]
+    instructions: str | None
+    tools: list[dict[str, Any]]
+    tool_choice: Any
+    parallel_tool_calls: bool
+
+
+def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedResponsesRequest:
+    check_fields(body, allowed=ALLOWED_FIELDS, unsupported=UNSUPPORTED_FIELDS)
+    stream = _optional(body, "stream", bool) or False
+    if _optional(body, "store", bool):
+        raise InvalidRequestError(
+            "LGOS does not store responses; omit store or set it to false.", param="store"
+        )
+    if body.get("previous_response_id") is not None:
+        raise InvalidRequestError(
+            "previous_response_id is reserved for resuming an interrupted run; send the "
+            "conversation's input items instead.",
+            param="previous_response_id",
+        )
+    if _optional(body, "background", bool):
+        raise InvalidRequestError(
+            f"The model '{model}' does not support background responses.", param="background"
+        )
+    _check_text_config(body.get("text"))
+    _optional(body, "user", str)
+    _optional(body, "safety_identifier", str)
+    parallel_tool_calls = _optional(body, "parallel_tool_calls", bool)
+    instructions = _optional(body, "instructions", str)
+    metadata = check_metadata(body.get("metadata"))
+    resolved = resolve_metadata(config, metadata)
+
+    functions, selected, declared = _decode_tools(body.get("tools"), config)
+    choice = tool_specs.tool_choice(body.get("tool_choice"), "tool_choice", functions, selected)
+
+    messages: list[BaseMessage] = []
+    if instructions:
+        messages.append(SystemMessage(content=instructions))
+    messages.extend(decode_input(body.get("input")))
+
+    graph_request = GraphRequest(
+        model=model,
+        protocol="responses",
+        messages=messages,
+        stream=stream,
+        metadata=resolved.passthrough,
+        conversation_id=resolved.conversation_id,
+        settings=resolved.settings,
+        tools=functions,
+        tool_choice=choice,
+        server_tools=selected,
+        instructions=instructions,
+    )
+    return DecodedResponsesRequest(
+        graph_request=graph_request,
+        metadata=metadata,
+        instructions=instructions,
+        tools=declared,
+        tool_choice=choice if choice is not None else "auto",
+        parallel_tool_calls=True if parallel_tool_calls is None else parallel_tool_calls,
+    )
+
+
+def _optional(body: dict[str, Any], key: str, kind: type) -> Any:
+    value = body.get(key)
+    if value is not None and not isinstance(value, kind):
+        raise InvalidRequestError(
+            f"Invalid type for '{key}': expected {_TYPE_NAMES[kind]}.",
+            param=key,
+            code="invalid_type",
+        )
+    return value
+
+
+_TYPE_NAMES = {bool: "a boolean", str: "a string", list: "an array", dict: "an object"}
+
+
+def _check_text_config(text: Any) -> None:
+    if text is None:
+        return
+    if not isinstance(text, dict) or set(text) - {"format"}:
+        raise InvalidRequestError(
+            "Only the default plain-text output format is supported.", param="text"
+        )
+    text_format = text.get("format")
+    if text_format is not None and text_format != {"type": "text"}:
+        raise InvalidRequestError(
+            "Structured output is not supported; graphs own their output format.",
+            param="text.format",
+        )
+
+
+def _decode_tools(
+    raw: Any, config: GraphConfig
+) -> tuple[list[dict[str, Any]], list[str], list[dict[str, Any]]]:
+    """Client functions, selected server tools, and the declarations echoed on the Response."""
+    if raw is None:
+        return [], [], []
+    if not isinstance(raw, list):
+        raise InvalidRequestError("Invalid type for 'tools': expected an array.", param="tools")
+    functions: list[dict[str, Any]] = []
+    selected: list[str] = []
+    for index, spec in enumerate(raw):
+        param = f"tools[{index}]"
+        kind = spec.get("type") if isinstance(spec, dict) else None
+        if kind == "function":
+            functions.append(tool_specs.function_tool(spec, param, config))
+        elif kind in ("custom", tool_specs.WEB_SEARCH):
+            name = tool_specs.server_tool_selector(spec, param, config)
+            if name in selected:
+                raise InvalidRequestError(f"Tool '{name}' is selected twice.", param=param)
+            selected.append(name)
+        else:
+            raise InvalidRequestError(
+                f"Tool type {kind!r} is not supported; LGOS accepts function tools, registered "
+                "custom server tools and web_search.",
+                param=f"{param}.type",
+            )
+    names = [f["name"] for f in functions]
+    if len(set(names)) != len(names):
+        raise InvalidRequestError("Function names must be unique.", param="tools")
+    declared = [*functions]
+    declared.extend(
+        {"type": "web_search"} if n == tool_specs.WEB_SEARCH else {"type": "custom", "name": n}
+        for n in selected
+    )
+    return functions, selected, declared
+
+
+def decode_input(raw: Any) -> list[BaseMessage]:
+    if raw is None:
+        raise InvalidRequestError(
+            "Missing required parameter: 'input'.", param="input", code="missing_required_parameter"
+        )
+    if isinstance(raw, str):
+        return [HumanMessage(content=raw)]
+    if not isinstance(raw, list):
+        raise InvalidRequestError(
+            "Invalid type for 'input': expected a string or an array of items.", param="input"
+        )
+    messages: list[BaseMessage] = []
+    for index, item in enumerate(raw):
+        param = f"input[{index}]"
+        if not isinstance(item, dict):
+            raise InvalidRequestError(f"Invalid '{param}': expected an object.", param=param)
+        kind = item.get("type", "message")
+        if kind != "message":
+            raise InvalidRequestError(
+                f"Input item type {kind!r} is not supported.", param=f"{param}.type"
+            )
+        messages.append(_decode_message(item, param))
+    return messages
+
+
+_MESSAGE_FIELDS = frozenset({"type", "role", "content", "id", "status", "phase"})
+
+
+def _decode_message(item: dict[str, Any], param: str) -> BaseMessage:
+    unknown = set(item) - _MESSAGE_FIELDS
+    if unknown:
+        field = sorted(unknown)[0]
+        raise InvalidRequestError(
+            f"Unknown parameter: '{param}.{field}'.",
+            param=f"{param}.{field}",
+            code="unknown_parameter",
+        )
+    role = item.get("role")
+    if role not in _ROLES:
+        raise InvalidRequestError(
+            f"Invalid '{param}.role': expected one of user, system, developer, assistant.",
+            param=f"{param}.role",
+        )
+    content = item.get("content")
+    if role == "assistant":
+        return _decode_assistant(item, content, param)
+    for key in ("id", "status", "phase"):
+        if item.get(key) is not None:
+            raise InvalidRequestError(
+                f"'{param}.{key}' is only valid on replayed assistant messages.",
+                param=f"{param}.{key}",
+            )
+    blocks = _decode_input_content(content, f"{param}.content", allow_files=role == "user")
+    if role == "user":
+        return HumanMessage(content=blocks)
+    return SystemMessage(content=blocks)
+
+
+def _decode_input_content(content: Any, param: str, *, allow_files: bool) -> str | list[Any]:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        raise InvalidRequestError(
+            f"Invalid type for '{param}': expected a string or an array of content parts.",
+            param=param,
+        )
+    blocks: list[Any] = []
+    for index, part in enumerate(content):
+        part_param = f"{param}[{index}]"
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "input_text":
+            _exact_keys(part, {"type", "text"}, part_param)
+            blocks.append({"type": "text", "text": _string(part, "text", part_param)})
+        elif kind == "input_file" and allow_files:
+            blocks.append(_decode_file(part, part_param))
+        else:
+            raise InvalidRequestError(
+                f"Content part type {kind!r} is not supported here; send input_text"
+                + (" or input_file with a file_id." if allow_files else "."),
+                param=f"{part_param}.type",
+            )
+    return _collapse(blocks)
+
+
+def _decode_file(part: dict[str, Any], param: str) -> dict[str, Any]:
+    for key in ("file_data", "file_url", "filename"):
+        if part.get(key) is not None:
+            raise InvalidRequestError(
+                "Inline file data, URLs and filenames are not supported; upload the file to the "
+                "Files API and send its file_id.",
+                param=f"{param}.{key}",
+            )
+    _exact_keys(part, {"type", "file_id", "file_data", "file_url", "filename", "detail"}, param)
+    return {"type": "file", "file_id": _string(part, "file_id", param)}
+
+
+def _decode_assistant(item: dict[str, Any], content: Any, param: str) -> AIMessage:
+    if isinstance(content, str):
+        blocks: list[Any] = [{"type": "text", "text": content}]
+    elif isinstance(content, list):
+        blocks = []
+        for index, part in enumerate(content):
+            part_param = f"{param}.content[{index}]"
+            kind = part.get("type") if isinstance(part, dict) else None
+            if kind in ("output_text", "input_text"):
+                _exact_keys(part, {"type", "text", "annotations", "logprobs", "parsed"}, part_param)
+                if part.get("parsed") is not None:
+                    raise InvalidRequestError(
+                        "Parsed structured output is not supported.", param=f"{part_param}.parsed"
+                    )
+                block: dict[str, Any] = {"type": "text", "text": _string(part, "text", part_param)}
+                annotations = part.get("annotations")
+                if annotations:
+                    block["annotations"] = annotations
+                blocks.append(block)
+            elif kind == "refusal":
+                _exact_keys(part, {"type", "refusal"}, part_param)
+                blocks.append({"type": "refusal", "refusal": _string(part, "refusal", part_param)})
+            else:
+                raise InvalidRequestError(
+                    f"Content part type {kind!r} is not valid in an assistant message.",
+                    param=f"{part_param}.type",
+                )
+    else:
+        raise InvalidRequestError(f"Invalid type for '{param}.content'.", param=f"{param}.content")
+    additional: dict[str, Any] = {}
+    phase = item.get("phase")
+    if phase is not None:
+        if phase not in ("commentary", "final_answer"):
+            raise InvalidRequestError(f"Invalid '{param}.phase'.", param=f"{param}.phase")
+        additional["phase"] = phase
+    metadata: dict[str, Any] = {}
+    status = item.get("status")
+    if status is not None:
+        if status not in ("in_progress", "completed", "incomplete"):
+            raise InvalidRequestError(f"Invalid '{param}.status'.", param=f"{param}.status")
+        metadata["status"] = status
+    message_id = item.get("id")
+    if message_id is not None and not isinstance(message_id, str):
+        raise InvalidRequestError(f"Invalid '{param}.id'.", param=f"{param}.id")
+    return AIMessage(
+        content=blocks, id=message_id, additional_kwargs=additional, response_metadata=metadata
+    )
+
+
+def _exact_keys(part: dict[str, Any], allowed: set[str], param: str) -> None:
+    unknown = set(part) - allowed
+    if unknown:
+        field = sorted(unknown)[0]
+        raise InvalidRequestError(
+            f"Unknown parameter: '{param}.{field}'.",
+            param=f"{param}.{field}",
+            code="unknown_parameter",
+        )
+
+
+def _string(part: dict[str, Any], key: str, param: str) -> str:
+    value = part.get(key)
+    if not isinstance(value, str):
+        raise InvalidRequestError(
+            f"Invalid type for '{param}.{key}': expected a string.", param=f"{param}.{key}"
+        )
+    return value
+
+
+def _collapse(blocks: list[Any]) -> str | list[Any]:
+    """A lone text part becomes plain string content, the shape most graphs expect."""
+    if len(blocks) == 1 and blocks[0]["type"] == "text":
+        return str(blocks[0]["text"])
+    return blocks

@@ -1,0 +1,242 @@
+"""The Responses SSE encoder: neutral run events in, typed ``response.*`` events out.
+
+Lifecycle: ``response.created``, ``response.in_progress``; one completed ``commentary`` message
+per status; the ``final_answer`` message opened on its first delta; then exactly one terminal
+event: ``response.completed``, ``response.incomplete`` or ``response.failed`` (which keeps the
+partial answer and marks the unfinished message incomplete).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any, Literal
+
+import orjson
+
+from lgos.protocol.ids import message_id
+from lgos.protocol.responses.items import (
+    ResponseShell,
+    message_item,
+    output_text,
+    refusal_part,
+)
+from lgos.runtime.events import RunOutcome, StatusUpdate, TextDelta
+from lgos.runtime.runner import GraphRunner, RunPlan, translate_failure
+
+ItemStatus = Literal["in_progress", "completed", "incomplete"]
+
+
+class _Encoder:
+    """Frames events with increasing ``sequence_number`` and tracks the output list."""
+
+    def __init__(self, shell: ResponseShell) -> None:
+        self.shell = shell
+        self.sequence = 0
+        self.output: list[dict[str, Any]] = []
+        self.answer_index = -1
+        self.answer_id = ""
+        self.answer_text: list[str] = []
+        self._delta_head = b""
+        self.text_open = False
+
+    def frame(self, event: dict[str, Any]) -> bytes:
+        event["sequence_number"] = self.sequence
+        self.sequence += 1
+        kind: str = event["type"]
+        return b"event: " + kind.encode() + b"\ndata: " + orjson.dumps(event) + b"\n\n"
+
+    def delta(self, text: str) -> bytes:
+        # The hot path: one small event per token, its fixed prefix serialized once.
+        sequence = self.sequence
+        self.sequence += 1
+        tail = orjson.dumps(text) + b',"sequence_number":' + str(sequence).encode() + b"}\n\n"
+        return self._delta_head + tail
+
+    def response_event(self, kind: str, response: dict[str, Any]) -> bytes:
+        return self.frame({"type": kind, "response": response})
+
+    def open_message(self, item: dict[str, Any]) -> list[bytes]:
+        index = len(self.output)
+        self.output.append(item)
+        added = {**item, "status": "in_progress", "content": []}
+        return [
+            self.frame({"type": "response.output_item.added", "output_index": index, "item": added})
+        ]
+
+    def text_part(self, index: int, item_id: str, part_index: int, text: str) -> list[bytes]:
+        """A whole output_text part: added, one delta (when non-empty), done."""
+        base = {"item_id": item_id, "output_index": index, "content_index": part_index}
+        frames = [
+            self.frame({"type": "response.content_part.added", **base, "part": output_text("")})
+        ]
+        if text:
+            frames.append(
+                self.frame(
+                    {"type": "response.output_text.delta", **base, "delta": text, "logprobs": []}
+                )
+            )
+        frames.append(
+            self.frame({"type": "response.output_text.done", **base, "text": text, "logprobs": []})
+        )
+        frames.append(
+            self.frame({"type": "response.content_part.done", **base, "part": output_text(text)})
+        )
+        return frames
+
+    def refusal(self, index: int, item_id: str, part_index: int, refusal: str) -> list[bytes]:
+        base = {"item_id": item_id, "output_index": index, "content_index": part_index}
+        return [
+            self.frame({"type": "response.content_part.added", **base, "part": refusal_part("")}),
+            self.frame({"type": "response.refusal.delta", **base, "delta": refusal}),
+            self.frame({"type": "response.refusal.done", **base, "refusal": refusal}),
+            self.frame(
+                {"type": "response.content_part.done", **base, "part": refusal_part(refusal)}
+            ),
+        ]
+
+    def status(self, description: str) -> bytes:
+        item = message_item([output_text(description)], phase="commentary")
+        frames = self.open_message(item)
+        index = len(self.output) - 1
+        frames += self.text_part(index, item["id"], 0, description)
+        frames.append(
+            self.frame({"type": "response.output_item.done", "output_index": index, "item": item})
+        )
+        return b"".join(frames)
+
+    def open_answer(self, *, with_text: bool = True) -> list[bytes]:
+        self.answer_id = message_id()
+        item = message_item([], phase="final_answer", status="in_progress", item_id=self.answer_id)
+        frames = self.open_message(item)
+        self.answer_index = len(self.output) - 1
+        self.text_open = with_text
+        if not with_text:
+            return frames
+        base = {"item_id": self.answer_id, "output_index": self.answer_index, "content_index": 0}
+        frames.append(
+            self.frame({"type": "response.content_part.added", **base, "part": output_text("")})
+        )
+        self._delta_head = (
+            b'event: response.output_text.delta\ndata: {"type":"response.output_text.delta",'
+            b'"item_id":"'
+            + self.answer_id.encode()
+            + b'","output_index":'
+            + str(self.answer_index).encode()
+            + b',"content_index":0,"logprobs":[],"delta":'
+        )
+        return frames
+
+    def close_answer(self, status: ItemStatus, refusal: str | None) -> list[bytes]:
+        """Finish the answer's text part (and add a refusal part), then the item itself."""
+        frames: list[bytes] = []
+        content: list[dict[str, Any]] = []
+        if self.text_open:
+            text = "".join(self.answer_text)
+            base = {
+                "item_id": self.answer_id,
+                "output_index": self.answer_index,
+                "content_index": 0,
+            }
+            frames.append(
+                self.frame(
+                    {"type": "response.output_text.done", **base, "text": text, "logprobs": []}
+                )
+            )
+            frames.append(
+                self.frame(
+                    {"type": "response.content_part.done", **base, "part": output_text(text)}
+                )
+            )
+            content.append(output_text(text))
+        if refusal is not None:
+            frames += self.refusal(self.answer_index, self.answer_id, len(content), refusal)
+            content.append(refusal_part(refusal))
+        item = message_item(content, phase="final_answer", status=status, item_id=self.answer_id)
+        self.output[self.answer_index] = item
+        frames.append(
+            self.frame(
+                {
+                    "type": "response.output_item.done",
+                    "output_index": self.answer_index,
+                    "item": item,
+                }
+            )
+        )
+        return frames
+
+
+async def encode_stream(
+    runner: GraphRunner, plan: RunPlan, shell: ResponseShell
+) -> AsyncIterator[bytes]:
+    encoder = _Encoder(shell)
+    yield encoder.response_event("response.created", shell.build("in_progress", [])) + (
+        encoder.response_event("response.in_progress", shell.build("in_progress", []))
+    )
+    outcome: RunOutcome | None = None
+    try:
+        async for event in runner.stream(plan):
+            if isinstance(event, TextDelta):
+                if encoder.answer_index < 0:
+                    head = b"".join(encoder.open_answer())
+                    encoder.answer_text.append(event.text)
+                    yield head + encoder.delta(event.text)
+                else:
+                    encoder.answer_text.append(event.text)
+                    yield encoder.delta(event.text)
+            elif isinstance(event, StatusUpdate):
+                yield encoder.status(event.description)
+            else:
+                outcome = event
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        translate_failure(exc, model=runner.model)
+        frames: list[bytes] = []
+        if encoder.answer_index >= 0:
+            frames += encoder.close_answer("incomplete", None)
+        frames.append(
+            encoder.response_event(
+                "response.failed", shell.build("failed", encoder.output, failed=True)
+            )
+        )
+        yield b"".join(frames)
+        return
+    assert outcome is not None
+    frames = []
+    if encoder.answer_index < 0:
+        frames = encoder.open_answer(with_text=outcome.refusal is None)
+    status: ItemStatus = "incomplete" if outcome.incomplete_reason else "completed"
+    frames += encoder.close_answer(status, outcome.refusal)
+    kind = "response.incomplete" if outcome.incomplete_reason else "response.completed"
+    frames.append(
+        encoder.response_event(
+            kind,
+            shell.build(
+                "incomplete" if outcome.incomplete_reason else "completed",
+                encoder.output,
+                usage=outcome.usage,
+                incomplete_reason=outcome.incomplete_reason,
+            ),
+        )
+    )
+    yield b"".join(frames)
+
+
+def build_response(shell: ResponseShell, outcome: RunOutcome) -> dict[str, Any]:
+    """The non-streaming Response: the final answer only (commentary is streaming-only)."""
+    content = []
+    if outcome.text or outcome.refusal is None:
+        content.append(output_text(outcome.text, outcome.annotations or None))
+    if outcome.refusal is not None:
+        content.append(refusal_part(outcome.refusal))
+    incomplete = outcome.incomplete_reason is not None
+    item = message_item(
+        content, phase="final_answer", status="incomplete" if incomplete else "completed"
+    )
+    return shell.build(
+        "incomplete" if incomplete else "completed",
+        [item],
+        usage=outcome.usage,
+        incomplete_reason=outcome.incomplete_reason,
+    )

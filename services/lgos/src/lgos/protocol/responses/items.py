@@ -1,0 +1,106 @@
+"""Response objects and output items, as plain JSON-ready dicts."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from lgos.errors import INTERNAL_ERROR_MESSAGE
+from lgos.protocol.ids import message_id, response_id
+from lgos.protocol.responses.decode import DecodedResponsesRequest
+from lgos.runtime.events import IncompleteReason, Usage
+
+ResponseStatus = Literal["in_progress", "completed", "incomplete", "failed"]
+Phase = Literal["commentary", "final_answer"]
+
+_INCOMPLETE_REASONS: dict[IncompleteReason, str] = {
+    "length": "max_output_tokens",
+    "content_filter": "content_filter",
+}
+
+
+@dataclass(slots=True)
+class ResponseShell:
+    """The fields of one Response that stay fixed from ``response.created`` to the end."""
+
+    model: str
+    request: DecodedResponsesRequest
+    id: str = field(default_factory=response_id)
+    created_at: int = field(default_factory=lambda: int(time.time()))
+
+    def build(
+        self,
+        status: ResponseStatus,
+        output: list[dict[str, Any]],
+        *,
+        usage: Usage | None = None,
+        incomplete_reason: IncompleteReason | None = None,
+        failed: bool = False,
+    ) -> dict[str, Any]:
+        response: dict[str, Any] = {
+            "id": self.id,
+            "object": "response",
+            "created_at": self.created_at,
+            "status": status,
+            "background": False,
+            "model": self.model,
+            "output": output,
+            "error": None,
+            "incomplete_details": None,
+            "instructions": self.request.instructions,
+            "metadata": self.request.metadata,
+            "parallel_tool_calls": self.request.parallel_tool_calls,
+            "previous_response_id": None,
+            "store": False,
+            "temperature": None,
+            "top_p": None,
+            "text": {"format": {"type": "text"}},
+            "tool_choice": self.request.tool_choice,
+            "tools": self.request.tools,
+        }
+        if status in ("completed", "incomplete", "failed"):
+            response["completed_at"] = int(time.time())
+        if incomplete_reason is not None:
+            response["incomplete_details"] = {"reason": _INCOMPLETE_REASONS[incomplete_reason]}
+        if failed:
+            # Streams report every graph failure, context overflow included, as a server_error.
+            response["error"] = {"code": "server_error", "message": INTERNAL_ERROR_MESSAGE}
+        if usage is not None:
+            response["usage"] = usage_object(usage)
+        return response
+
+
+def usage_object(usage: Usage) -> dict[str, Any]:
+    return {
+        "input_tokens": usage.input_tokens,
+        "input_tokens_details": {"cached_tokens": usage.cached_tokens, "cache_write_tokens": 0},
+        "output_tokens": usage.output_tokens,
+        "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
+        "total_tokens": usage.total_tokens,
+    }
+
+
+def output_text(text: str, annotations: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    return {"type": "output_text", "text": text, "annotations": annotations or [], "logprobs": []}
+
+
+def refusal_part(refusal: str) -> dict[str, Any]:
+    return {"type": "refusal", "refusal": refusal}
+
+
+def message_item(
+    content: list[dict[str, Any]],
+    *,
+    phase: Phase,
+    status: Literal["in_progress", "completed", "incomplete"] = "completed",
+    item_id: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "id": item_id or message_id(),
+        "type": "message",
+        "role": "assistant",
+        "status": status,
+        "phase": phase,
+        "content": content,
+    }

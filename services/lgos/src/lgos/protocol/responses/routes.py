@@ -1,0 +1,50 @@
+"""``POST /v1/responses`` and the background-only retrieve/cancel routes."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from lgos.errors import NotFoundError
+from lgos.protocol.cancel import run_or_cancel
+from lgos.protocol.json import JSONResponse
+from lgos.protocol.responses.decode import decode
+from lgos.protocol.responses.events import build_response, encode_stream
+from lgos.protocol.responses.items import ResponseShell
+from lgos.protocol.sse import SSEResponse
+from lgos.protocol.validation import parse_json_body
+from lgos.state import StateDep
+
+router = APIRouter(tags=["responses"])
+
+
+@router.post("/v1/responses", response_model=None)
+async def create_response(request: Request, state: StateDep) -> Response | SSEResponse:
+    body = parse_json_body(await request.body())
+    runner = state.runner_for(body.get("model"))
+    decoded = decode(body, runner.model, runner.config)
+    plan = runner.prepare(decoded.graph_request)
+    shell = ResponseShell(model=runner.model, request=decoded)
+    if decoded.graph_request.stream:
+        return SSEResponse(
+            encode_stream(runner, plan, shell), ping_interval=state.settings.sse_ping_interval
+        )
+    outcome = await run_or_cancel(request, runner.invoke(plan))
+    return JSONResponse(build_response(shell, outcome))
+
+
+def _not_found(response_id: str) -> NotFoundError:
+    # Foreground ids are never stored: unknown and foreground ids look the same.
+    return NotFoundError(
+        f"No response found with id '{response_id}'.", param="response_id", code="not_found"
+    )
+
+
+@router.get("/v1/responses/{response_id}")
+async def retrieve_response(response_id: str) -> Response:
+    raise _not_found(response_id)
+
+
+@router.post("/v1/responses/{response_id}/cancel")
+async def cancel_response(response_id: str) -> Response:
+    raise _not_found(response_id)

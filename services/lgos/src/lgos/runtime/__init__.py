@@ -1,0 +1,1 @@
+"""Running graphs: stream consumption, parity, usage, statuses, failure translation."""

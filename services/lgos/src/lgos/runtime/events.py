@@ -1,0 +1,56 @@
+"""Neutral run events: what a graph run produces, before any protocol encodes it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+IncompleteReason = Literal["length", "content_filter"]
+"""Why the final assistant message stopped early (LangChain/Chat ``finish_reason`` terms)."""
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token counts summed over every model call of one run that reported them."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.total_tokens += other.total_tokens
+        self.cached_tokens += other.cached_tokens
+        self.reasoning_tokens += other.reasoning_tokens
+
+
+@dataclass(slots=True)
+class TextDelta:
+    """A piece of public assistant answer text, in order."""
+
+    text: str
+
+
+@dataclass(slots=True)
+class StatusUpdate:
+    """A transient progress line published with ``status_event()``."""
+
+    description: str
+
+
+@dataclass(slots=True)
+class RunOutcome:
+    """The canonical result of a finished run: the final assistant message, rendered."""
+
+    text: str
+    refusal: str | None = None
+    incomplete_reason: IncompleteReason | None = None
+    usage: Usage | None = None
+    annotations: list[dict[str, object]] = field(default_factory=list)
+
+
+RunEvent = TextDelta | StatusUpdate | RunOutcome
+"""What ``GraphRunner.stream`` yields; a ``RunOutcome`` is always last."""

@@ -1,0 +1,140 @@
+"""Running one registered graph for one request, streaming or not.
+
+Both protocols call this; neither knows LangGraph stream modes. The runner owns assistant text
+parity: streamed deltas must add up to the final message's text.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.exceptions import ContextOverflowError
+from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.pregel import Pregel
+from langgraph.types import StreamMode
+
+from lgos.config import GraphConfig
+from lgos.errors import ContextLengthExceededError, LGOSError, ServerError
+from lgos.request import GraphRequest
+from lgos.runtime.events import RunEvent, RunOutcome, StatusUpdate, TextDelta
+from lgos.runtime.outcome import outcome_of
+from lgos.runtime.usage import RunObserver
+from lgos.status import read_status
+
+logger = logging.getLogger("lgos.runtime")
+
+_STREAM_MODES: list[StreamMode] = ["messages", "custom", "values"]
+
+
+class ParityError(RuntimeError):
+    """Streamed assistant text does not add up to the final message's text."""
+
+
+def default_input(request: GraphRequest) -> dict[str, Any]:
+    return {"messages": list(request.messages)}
+
+
+def default_output(state: Any) -> AIMessage | None:
+    messages = state.get("messages") if isinstance(state, dict) else None
+    if not messages:
+        return None
+    for message in reversed(messages):
+        if isinstance(message, AIMessage):
+            return message
+    return None
+
+
+def translate_failure(exc: BaseException, *, model: str) -> LGOSError:
+    """Map a failure inside a graph run to the error the client may see; log the details."""
+    if isinstance(exc, LGOSError):
+        return exc
+    if isinstance(exc, ContextOverflowError):
+        logger.warning("model context window exceeded", extra={"model": model})
+        return ContextLengthExceededError()
+    logger.error("graph run failed", exc_info=exc, extra={"model": model})
+    return ServerError()
+
+
+@dataclass(slots=True)
+class RunPlan:
+    """One prepared invocation: graph input, runtime context, run config and its observer."""
+
+    input: Any
+    context: Any
+    config: RunnableConfig
+    observer: RunObserver
+
+
+class GraphRunner:
+    """A compiled graph plus its adapters, ready to serve requests."""
+
+    def __init__(self, model: str, config: GraphConfig, graph: Pregel[Any, Any, Any, Any]) -> None:
+        self.model = model
+        self.config = config
+        self.graph = graph
+        self._to_input = config.request_to_input or default_input
+        self._to_message = config.output_to_message or default_output
+
+    def prepare(self, request: GraphRequest) -> RunPlan:
+        """Apply the graph's adapters; errors they raise reject the request before any output."""
+        graph_input = self._to_input(request)
+        if self.config.context_factory is not None:
+            context = self.config.context_factory(request, request.settings)
+        else:
+            context = request.settings
+        observer = RunObserver()
+        metadata: dict[str, Any] = {"lgos_model": self.model}
+        if request.conversation_id is not None:
+            metadata["conversation_id"] = request.conversation_id
+        run_config: RunnableConfig = {
+            "callbacks": [observer],
+            "run_name": self.model,
+            "metadata": metadata,
+        }
+        return RunPlan(graph_input, context, run_config, observer)
+
+    async def invoke(self, plan: RunPlan) -> RunOutcome:
+        """Run to completion; raises ``LGOSError`` (already logged) on failure."""
+        try:
+            state = await self.graph.ainvoke(plan.input, plan.config, context=plan.context)
+            return outcome_of(self._to_message(state), plan.observer.usage)
+        except Exception as exc:
+            raise translate_failure(exc, model=self.model) from exc
+
+    async def stream(self, plan: RunPlan) -> AsyncIterator[RunEvent]:
+        """Yield answer deltas and statuses as they happen, then the ``RunOutcome``.
+
+        Raises whatever the graph raises (or ``ParityError``); callers translate it with
+        ``translate_failure`` once they have kept what was already streamed.
+        """
+        observer = plan.observer
+        private_ids = observer.private_message_ids
+        streamed: list[str] = []
+        final_state: Any = None
+        async for mode, data in self.graph.astream(
+            plan.input, plan.config, context=plan.context, stream_mode=_STREAM_MODES
+        ):
+            if mode == "messages":
+                chunk = data[0]
+                if isinstance(chunk, AIMessage) and chunk.id not in private_ids:
+                    text = chunk.text
+                    if text:
+                        streamed.append(text)
+                        yield TextDelta(text)
+            elif mode == "custom":
+                description = read_status(data)
+                if description:
+                    yield StatusUpdate(description)
+            else:
+                final_state = data
+        outcome = outcome_of(self._to_message(final_state), observer.usage)
+        if not streamed:
+            if outcome.text:
+                yield TextDelta(outcome.text)
+        elif "".join(streamed) != outcome.text:
+            raise ParityError("streamed text does not match the final assistant message")
+        yield outcome

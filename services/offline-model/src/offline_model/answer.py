@@ -1,0 +1,52 @@
+"""The deterministic answer: a pure function of what the model was sent."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+MODEL_NAME = "offline-model"
+LABEL = "[offline-model: deterministic stand-in, not a real model]"
+
+_TOKEN = re.compile(r"\s*\S+")
+
+
+@dataclass(slots=True)
+class Prompt:
+    """The text of a request, by role, in order."""
+
+    instructions: list[str] = field(default_factory=list)
+    user: list[str] = field(default_factory=list)
+    assistant: list[str] = field(default_factory=list)
+    tool_outputs: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+
+def compose_answer(prompt: Prompt) -> str:
+    latest = prompt.user[-1] if prompt.user else ""
+    parts = [f'{LABEL} You said: "{latest}".']
+    if prompt.instructions:
+        joined = " | ".join(prompt.instructions)
+        parts.append(f'Instructions: "{joined}".')
+    if prompt.tool_outputs:
+        joined = " | ".join(prompt.tool_outputs)
+        parts.append(f'Tool outputs: "{joined}".')
+    if prompt.files:
+        parts.append(f"Files: {', '.join(prompt.files)}.")
+    earlier = len(prompt.user) - 1 + len(prompt.assistant)
+    if earlier > 0:
+        parts.append(f"Earlier messages: {earlier}.")
+    return " ".join(parts)
+
+
+def tokenize(text: str) -> list[str]:
+    """Stream pieces that concatenate back to ``text`` exactly."""
+    pieces = _TOKEN.findall(text)
+    consumed = sum(len(p) for p in pieces)
+    if consumed < len(text):
+        pieces.append(text[consumed:])
+    return pieces
+
+
+def count_tokens(texts: list[str]) -> int:
+    return sum(len(_TOKEN.findall(t)) for t in texts)

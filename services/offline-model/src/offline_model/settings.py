@@ -1,0 +1,16 @@
+"""offline-model settings (``OFFLINE_MODEL_*``)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class OfflineModelSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="OFFLINE_MODEL_", extra="ignore")
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=3007, ge=1, le=65535)
+    token_delay: float = Field(
+        default=0.0, ge=0, description="Seconds between streamed tokens, to make streaming visible."
+    )
