@@ -1,0 +1,3 @@
+from lgos.cli import main
+
+main()

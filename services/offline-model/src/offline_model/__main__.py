@@ -1,0 +1,3 @@
+from offline_model.cli import main
+
+main()

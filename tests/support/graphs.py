@@ -1,0 +1,244 @@
+"""Graphs that exist only for tests, served beside the demo graphs.
+
+``lgos serve tests.support.graphs:create_registry`` serves the same registry over a socket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any, TypedDict
+
+import orjson
+from langchain_core.exceptions import ContextOverflowError
+from langchain_core.messages import AIMessage
+from langgraph.config import get_stream_writer
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.runtime import Runtime
+from pydantic import Field
+
+from lgos import ClientSettings, GraphConfig, GraphFeature, GraphRegistry, GraphRequest, status_event
+from lgos.errors import InvalidRequestError
+from lgos_demo_graphs.registry import create_registry as demo_registry
+from tests.support.fake_model import ScriptedChatModel
+
+SCRIPTED_TEXT = "Hello from the scripted model, piece by piece."
+PRIVATE_TEXT = "PRIVATE-SELECTION-NOTES"
+SECRET = "secret-detail-4711"
+ANSWER_USAGE = {"input_tokens": 3, "output_tokens": 5, "total_tokens": 8}
+PRIVATE_USAGE = {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}
+
+
+def _single_node(fn: Any, context_schema: Any = None) -> Any:
+    builder = StateGraph(MessagesState, context_schema=context_schema)
+    builder.add_node("node", fn)
+    builder.add_edge(START, "node")
+    return builder.compile()
+
+
+class EchoSettings(ClientSettings):
+    flag: bool = False
+    nested: dict[str, int] = Field(default_factory=lambda: {"a": 1, "b": 2})
+
+
+def _echo_request(request: GraphRequest) -> dict[str, Any]:
+    described = [
+        {
+            "type": m.type,
+            "content": m.content,
+            "id": m.id,
+            "phase": m.additional_kwargs.get("phase"),
+            "status": m.response_metadata.get("status"),
+        }
+        for m in request.messages
+    ]
+    report = {
+        "messages": described,
+        "metadata": dict(request.metadata),
+        "conversation_id": request.conversation_id,
+        "settings": request.settings.model_dump() if request.settings else None,
+        "tools": list(request.tools),
+        "tool_choice": request.tool_choice,
+        "protocol": request.protocol,
+    }
+    return {"messages": [AIMessage(content=orjson.dumps(report).decode())]}
+
+
+def echo_graph() -> Any:
+    """Answers with a JSON report of the GraphRequest its adapter received."""
+
+    async def node(state: MessagesState) -> dict[str, Any]:
+        return {}
+
+    return _single_node(node)
+
+
+def scripted_graph(*, with_usage: bool = True, delay: float = 0.0) -> Any:
+    model = ScriptedChatModel.saying(
+        SCRIPTED_TEXT, usage=ANSWER_USAGE if with_usage else None, delay=delay
+    )
+
+    async def node(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [await model.ainvoke(state["messages"])]}
+
+    return _single_node(node)
+
+
+def private_then_answer_graph() -> Any:
+    """A private (nostream) model call whose message is kept in state, then a public answer."""
+    selector = ScriptedChatModel.saying(PRIVATE_TEXT, usage=PRIVATE_USAGE).with_config(
+        tags=["nostream"]
+    )
+    answerer = ScriptedChatModel.saying(SCRIPTED_TEXT, usage=ANSWER_USAGE)
+
+    async def select(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [await selector.ainvoke(state["messages"])]}
+
+    async def answer(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [await answerer.ainvoke(state["messages"])]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("select", select)
+    builder.add_node("answer", answer)
+    builder.add_edge(START, "select")
+    builder.add_edge("select", "answer")
+    return builder.compile()
+
+
+def custom_data_graph() -> Any:
+    model = ScriptedChatModel.saying(SCRIPTED_TEXT)
+
+    async def node(state: MessagesState) -> dict[str, Any]:
+        get_stream_writer()({"private_progress": SECRET})
+        status_event("Working on it")
+        return {"messages": [await model.ainvoke(state["messages"])]}
+
+    return _single_node(node)
+
+
+def parity_mismatch_graph() -> Any:
+    model = ScriptedChatModel.saying("streamed words that differ")
+
+    async def node(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [await model.ainvoke(state["messages"])]}
+
+    return _single_node(node)
+
+
+class AnswerState(TypedDict):
+    messages: list[Any]
+    answer: str
+
+
+def unstreamed_graph() -> Any:
+    """Its answer never appears as a message while streaming: LGOS must emit the final text."""
+
+    async def node(state: AnswerState) -> dict[str, Any]:
+        return {"answer": "An answer assembled without any streamed message."}
+
+    builder = StateGraph(AnswerState)
+    builder.add_node("node", node)
+    builder.add_edge(START, "node")
+    return builder.compile()
+
+
+def failing_graph(exc: Exception, *, partial: bool) -> Any:
+    model = ScriptedChatModel.saying("A partial answer before the failure")
+
+    async def node(state: MessagesState) -> dict[str, Any]:
+        if partial:
+            await model.ainvoke(state["messages"])
+        raise exc
+
+    return _single_node(node)
+
+
+class SlowSettings(ClientSettings):
+    seconds: float = 1.0
+
+
+def _marker(name: str) -> None:
+    directory = os.environ.get("LGOS_TEST_MARKERS")
+    if directory:
+        Path(directory, name).write_text(name)
+
+
+def slow_graph() -> Any:
+    """Silent for ``seconds``, then answers; leaves markers so tests can see cancellation."""
+    model = ScriptedChatModel.saying(SCRIPTED_TEXT)
+
+    async def node(state: MessagesState, runtime: Runtime[SlowSettings]) -> dict[str, Any]:
+        key = str(state["messages"][-1].content)
+        _marker(f"started-{key}")
+        try:
+            await asyncio.sleep((runtime.context or SlowSettings()).seconds)
+        except asyncio.CancelledError:
+            _marker(f"cancelled-{key}")
+            raise
+        _marker(f"finished-{key}")
+        return {"messages": [await model.ainvoke(state["messages"])]}
+
+    return _single_node(node, SlowSettings)
+
+
+def _tenant_context(request: GraphRequest, settings: ClientSettings | None) -> None:
+    if "tenant" not in request.metadata:
+        raise InvalidRequestError(
+            "metadata.tenant is required by this graph.", param="metadata.tenant",
+            code="tenant_required",
+        )
+
+
+def create_registry() -> GraphRegistry:
+    registry = demo_registry()
+    tests: dict[str, GraphConfig] = {
+        "echo-request": GraphConfig(
+            graph=echo_graph, description="Reports the GraphRequest it received.",
+            client_settings=EchoSettings, request_to_input=_echo_request,
+            client_tools=["display_file"], server_tools=["package_version", "web_search"],
+        ),
+        "scripted": GraphConfig(graph=scripted_graph, description="Scripted fake model."),
+        "no-usage": GraphConfig(
+            graph=lambda: scripted_graph(with_usage=False), description="Reports no usage."
+        ),
+        "private-then-answer": GraphConfig(
+            graph=private_then_answer_graph, description="A nostream call, then an answer."
+        ),
+        "custom-data": GraphConfig(graph=custom_data_graph, description="Private custom data."),
+        "parity-mismatch": GraphConfig(
+            graph=parity_mismatch_graph,
+            description="Final text differs from what streamed.",
+            output_to_message=lambda state: AIMessage(content="a different final text"),
+        ),
+        "unstreamed": GraphConfig(
+            graph=unstreamed_graph,
+            description="No streamed text.",
+            output_to_message=lambda state: AIMessage(content=state["answer"]),
+        ),
+        "broken": GraphConfig(
+            graph=lambda: failing_graph(RuntimeError(SECRET), partial=False),
+            description="Raises before answering.",
+        ),
+        "broken-midway": GraphConfig(
+            graph=lambda: failing_graph(RuntimeError(SECRET), partial=True),
+            description="Raises after a partial answer.",
+        ),
+        "context-overflow": GraphConfig(
+            graph=lambda: failing_graph(ContextOverflowError(SECRET), partial=False),
+            description="A model call exceeds its context window.",
+        ),
+        "slow": GraphConfig(graph=slow_graph, description="Silent, then answers.",
+                            client_settings=SlowSettings),
+        "interrupts": GraphConfig(
+            graph=scripted_graph, description="Declares interrupts.",
+            features=frozenset({GraphFeature.INTERRUPTS}),
+        ),
+        "needs-tenant": GraphConfig(
+            graph=scripted_graph, description="Its context factory needs metadata.tenant.",
+            context_factory=_tenant_context,
+        ),
+    }
+    for name, config in tests.items():
+        registry.register(name, config)
+    return registry

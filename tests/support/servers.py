@@ -1,0 +1,66 @@
+"""Starting real server processes for tests: free ports, health polling, clean shutdown."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass(frozen=True)
+class Server:
+    url: str
+    process: subprocess.Popen[bytes]
+    log: Path
+
+
+@contextmanager
+def serve(
+    args: list[str], *, port: int, env: Mapping[str, str], log: Path, timeout: float = 30.0
+) -> Iterator[Server]:
+    """Run ``python -m ...args`` until ``/health`` answers; stop it afterwards."""
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", *args], env=full_env, stdout=out, stderr=subprocess.STDOUT,
+            cwd=ROOT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"{args[0]} exited early:\n{log.read_text()}")
+            try:
+                if httpx.get(f"{url}/health", timeout=1.0).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{args[0]} did not become healthy:\n{log.read_text()}")
+            time.sleep(0.1)
+        yield Server(url=url, process=process, log=log)
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
