@@ -71,9 +71,7 @@ def sdk_client(base_url: str, http_client: httpx.AsyncClient | None = None) -> A
 
 
 @pytest.fixture(params=["asgi", "socket"])
-async def client(
-    request: pytest.FixtureRequest, lgos_app: FastAPI
-) -> AsyncIterator[AsyncOpenAI]:
+async def client(request: pytest.FixtureRequest, lgos_app: FastAPI) -> AsyncIterator[AsyncOpenAI]:
     """The official SDK against LGOS, in-process (ASGI transport) and over a real socket."""
     if request.param == "asgi":
         transport = httpx.ASGITransport(app=lgos_app)

@@ -216,10 +216,14 @@ REJECTIONS: list[tuple[dict[str, Any], str]] = [
     ({"previous_response_id": "resp_123"}, "previous_response_id"),
     ({"background": True}, "background"),
     ({"extra_body": {"surprise": 1}}, "surprise"),
-    ({"input": [{"role": "user", "content": [{"type": "input_image", "image_url": "x"}]}]},
-     "input[0].content[0].type"),
-    ({"input": [{"role": "user", "content": [{"type": "input_file", "file_data": "abc"}]}]},
-     "input[0].content[0].file_data"),
+    (
+        {"input": [{"role": "user", "content": [{"type": "input_image", "image_url": "x"}]}]},
+        "input[0].content[0].type",
+    ),
+    (
+        {"input": [{"role": "user", "content": [{"type": "input_file", "file_data": "abc"}]}]},
+        "input[0].content[0].file_data",
+    ),
     ({"input": [{"role": "wizard", "content": "x"}]}, "input[0].role"),
     ({"input": [{"type": "reasoning", "summary": []}]}, "input[0].type"),
 ]
@@ -269,7 +273,9 @@ async def test_refusal_is_a_refusal_part(client: AsyncOpenAI) -> None:
 
 async def test_incomplete_answer_keeps_reason_and_usage(client: AsyncOpenAI) -> None:
     response = await client.responses.create(
-        model="response-outcomes", input="please stop early", metadata=settings(outcome="incomplete")
+        model="response-outcomes",
+        input="please stop early",
+        metadata=settings(outcome="incomplete"),
     )
     assert response.status == "incomplete"
     assert response.incomplete_details is not None
@@ -283,7 +289,9 @@ async def test_graph_failure_is_a_generic_500(client: AsyncOpenAI) -> None:
         await client.responses.create(model="broken", input="x")
     assert caught.value.status_code == 500
     assert caught.value.body == {
-        "message": "Internal server error", "type": "server_error", "param": None,
+        "message": "Internal server error",
+        "type": "server_error",
+        "param": None,
         "code": "server_error",
     }
     assert SECRET not in caught.value.response.text

@@ -27,7 +27,9 @@ class ScriptedChatModel(BaseChatModel):
         words = text.split(" ")
         pieces = [w + (" " if i < len(words) - 1 else "") for i, w in enumerate(words)]
         if parts is not None:
-            pieces = [text[i * len(text) // parts : (i + 1) * len(text) // parts] for i in range(parts)]
+            pieces = [
+                text[i * len(text) // parts : (i + 1) * len(text) // parts] for i in range(parts)
+            ]
         return cls(pieces=pieces, **kwargs)
 
     @property

@@ -18,7 +18,14 @@ from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.runtime import Runtime
 from pydantic import Field
 
-from lgos import ClientSettings, GraphConfig, GraphFeature, GraphRegistry, GraphRequest, status_event
+from lgos import (
+    ClientSettings,
+    GraphConfig,
+    GraphFeature,
+    GraphRegistry,
+    GraphRequest,
+    status_event,
+)
 from lgos.errors import InvalidRequestError
 from lgos_demo_graphs.registry import create_registry as demo_registry
 from tests.support.fake_model import ScriptedChatModel
@@ -185,7 +192,8 @@ def slow_graph() -> Any:
 def _tenant_context(request: GraphRequest, settings: ClientSettings | None) -> None:
     if "tenant" not in request.metadata:
         raise InvalidRequestError(
-            "metadata.tenant is required by this graph.", param="metadata.tenant",
+            "metadata.tenant is required by this graph.",
+            param="metadata.tenant",
             code="tenant_required",
         )
 
@@ -194,9 +202,12 @@ def create_registry() -> GraphRegistry:
     registry = demo_registry()
     tests: dict[str, GraphConfig] = {
         "echo-request": GraphConfig(
-            graph=echo_graph, description="Reports the GraphRequest it received.",
-            client_settings=EchoSettings, request_to_input=_echo_request,
-            client_tools=["display_file"], server_tools=["package_version", "web_search"],
+            graph=echo_graph,
+            description="Reports the GraphRequest it received.",
+            client_settings=EchoSettings,
+            request_to_input=_echo_request,
+            client_tools=["display_file"],
+            server_tools=["package_version", "web_search"],
         ),
         "scripted": GraphConfig(graph=scripted_graph, description="Scripted fake model."),
         "no-usage": GraphConfig(
@@ -228,14 +239,17 @@ def create_registry() -> GraphRegistry:
             graph=lambda: failing_graph(ContextOverflowError(SECRET), partial=False),
             description="A model call exceeds its context window.",
         ),
-        "slow": GraphConfig(graph=slow_graph, description="Silent, then answers.",
-                            client_settings=SlowSettings),
+        "slow": GraphConfig(
+            graph=slow_graph, description="Silent, then answers.", client_settings=SlowSettings
+        ),
         "interrupts": GraphConfig(
-            graph=scripted_graph, description="Declares interrupts.",
+            graph=scripted_graph,
+            description="Declares interrupts.",
             features=frozenset({GraphFeature.INTERRUPTS}),
         ),
         "needs-tenant": GraphConfig(
-            graph=scripted_graph, description="Its context factory needs metadata.tenant.",
+            graph=scripted_graph,
+            description="Its context factory needs metadata.tenant.",
             context_factory=_tenant_context,
         ),
     }

@@ -39,7 +39,10 @@ def serve(
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", *args], env=full_env, stdout=out, stderr=subprocess.STDOUT,
+            [sys.executable, "-m", *args],
+            env=full_env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
             cwd=ROOT,
         )
     url = f"http://127.0.0.1:{port}"

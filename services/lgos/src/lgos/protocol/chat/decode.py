@@ -257,7 +257,16 @@ def _user(message: dict[str, Any], param: str) -> BaseMessage:
 def _assistant(message: dict[str, Any], param: str) -> BaseMessage:
     _check_keys(
         message,
-        {"role", "content", "name", "refusal", "tool_calls", "function_call", "audio"},
+        {
+            "role",
+            "content",
+            "name",
+            "refusal",
+            "tool_calls",
+            "function_call",
+            "audio",
+            "annotations",
+        },
         param,
     )
     for key in ("function_call", "audio"):
@@ -290,6 +299,13 @@ def _assistant(message: dict[str, Any], param: str) -> BaseMessage:
         if not isinstance(refusal, str):
             raise InvalidRequestError(f"Invalid '{param}.refusal'.", param=f"{param}.refusal")
         additional["refusal"] = refusal
+    annotations = message.get("annotations")
+    if annotations is not None:
+        if not isinstance(annotations, list):
+            raise InvalidRequestError(
+                f"Invalid '{param}.annotations'.", param=f"{param}.annotations"
+            )
+        additional["annotations"] = annotations
     tool_calls = [
         _tool_call(call, f"{param}.tool_calls[{i}]")
         for i, call in enumerate(message.get("tool_calls") or [])
