@@ -37,6 +37,7 @@ def offline_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 @pytest.fixture(scope="session")
 def lgos_app(offline_model: Server, markers: Path) -> FastAPI:
     from lgos import LGOSSettings, create_app
+
     from tests.support.graphs import create_registry
 
     return create_app(create_registry(), LGOSSettings(sse_ping_interval=PING_INTERVAL))

@@ -16,8 +16,6 @@ from langchain_core.messages import AIMessage
 from langgraph.config import get_stream_writer
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.runtime import Runtime
-from pydantic import Field
-
 from lgos import (
     ClientSettings,
     GraphConfig,
@@ -28,6 +26,8 @@ from lgos import (
 )
 from lgos.errors import InvalidRequestError
 from lgos_demo_graphs.registry import create_registry as demo_registry
+from pydantic import Field
+
 from tests.support.fake_model import ScriptedChatModel
 
 SCRIPTED_TEXT = "Hello from the scripted model, piece by piece."

@@ -1,0 +1,64 @@
+# The two commands a newcomer needs: `make dev` (run the stack) and `make test` (every tier).
+# Both install what they need: uv into .tools/, then the locked workspace into .venv/.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+TOOLS := .tools
+UV := $(TOOLS)/bin/uv
+UV_VERSION := 0.13.8
+SYNCED := .venv/.synced
+RUN := $(UV) run --frozen
+
+.PHONY: dev dev-up dev-down dev-status test lint typecheck test-unit test-contract \
+	test-integration test-e2e bench sync clean
+
+$(UV):
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+
+$(SYNCED): $(UV) uv.lock pyproject.toml services/lgos/pyproject.toml \
+		services/offline-model/pyproject.toml graphs/pyproject.toml
+	$(UV) sync --frozen
+	touch $@
+
+sync: $(SYNCED)
+
+dev: $(SYNCED)  ## run the whole stack in the foreground; Ctrl-C stops it
+	$(RUN) python scripts/devstack.py up
+
+dev-up: $(SYNCED)  ## start the stack in the background, return once healthy
+	$(RUN) python scripts/devstack.py up --detach
+
+dev-down: $(SYNCED)  ## stop a background stack
+	$(RUN) python scripts/devstack.py down
+
+dev-status: $(SYNCED)
+	$(RUN) python scripts/devstack.py status
+
+lint: $(SYNCED)
+	$(RUN) ruff check .
+	$(RUN) ruff format --check .
+
+typecheck: $(SYNCED)
+	$(RUN) mypy
+
+test: lint typecheck  ## every tier: unit, contract, integration, e2e
+	$(RUN) pytest tests -p no:cacheprovider
+
+test-unit: $(SYNCED)
+	$(RUN) pytest tests/unit
+
+test-contract: $(SYNCED)
+	$(RUN) pytest tests/contract
+
+test-integration: $(SYNCED)
+	$(RUN) pytest tests/integration
+
+test-e2e: $(SYNCED)
+	$(RUN) pytest tests/e2e
+
+bench: $(SYNCED)  ## serving overhead vs. the same graph in-process
+	$(RUN) python scripts/bench_serving.py
+
+clean:
+	rm -rf .venv $(TOOLS) .dev .mypy_cache .ruff_cache .pytest_cache

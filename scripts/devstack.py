@@ -1,0 +1,207 @@
+"""The native (no-Docker) demo stack: every component as a local process on its fixed port.
+
+    python scripts/devstack.py up            # foreground; Ctrl-C stops everything
+    python scripts/devstack.py up --detach   # background; returns once every health check passes
+    python scripts/devstack.py down          # stop a detached stack
+    python scripts/devstack.py status
+
+Ports and the state folder can be overridden (tests run a private stack on free ports):
+LGOS_PORT, OFFLINE_MODEL_PORT, DEVSTACK_STATE_DIR.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+STATE = Path(os.environ.get("DEVSTACK_STATE_DIR", ROOT / ".dev"))
+HEALTH_TIMEOUT = 60.0
+
+# Progress lines must appear as they happen, also when stdout is a pipe.
+print = functools.partial(print, flush=True)
+
+
+@dataclass(frozen=True)
+class Component:
+    name: str
+    port: int
+    args: list[str]
+    env: dict[str, str]
+
+    @property
+    def health_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/health"
+
+
+def components() -> list[Component]:
+    lgos_port = int(os.environ.get("LGOS_PORT", "3004"))
+    model_port = int(os.environ.get("OFFLINE_MODEL_PORT", "3007"))
+    return [
+        Component(
+            "offline-model",
+            model_port,
+            [sys.executable, "-m", "offline_model", "--port", str(model_port)],
+            {},
+        ),
+        Component(
+            "lgos",
+            lgos_port,
+            [
+                sys.executable,
+                "-m",
+                "lgos",
+                "serve",
+                "lgos_demo_graphs.registry:create_registry",
+                "--port",
+                str(lgos_port),
+            ],
+            {"DEMO_API_OFFLINE_MODEL_URL": f"http://127.0.0.1:{model_port}/v1"},
+        ),
+    ]
+
+
+def healthy(component: Component) -> bool:
+    try:
+        with urllib.request.urlopen(component.health_url, timeout=1.0) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def start(component: Component) -> subprocess.Popen[bytes]:
+    STATE.mkdir(parents=True, exist_ok=True)
+    if healthy(component):
+        raise SystemExit(f"port {component.port} already serves something: is a stack running?")
+    log = (STATE / f"{component.name}.log").open("ab")
+    return subprocess.Popen(
+        component.args,
+        env={**os.environ, **component.env},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=ROOT,
+        start_new_session=True,
+    )
+
+
+def wait_healthy(component: Component, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + HEALTH_TIMEOUT
+    while not healthy(component):
+        if process.poll() is not None:
+            tail = (STATE / f"{component.name}.log").read_text()[-2000:]
+            raise SystemExit(f"{component.name} exited with {process.returncode}:\n{tail}")
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{component.name} not healthy after {HEALTH_TIMEOUT:.0f}s")
+        time.sleep(0.2)
+
+
+def stop(pids: dict[str, int]) -> None:
+    for name, pid in reversed(list(pids.items())):
+        try:
+            os.killpg(pid, signal.SIGINT)
+        except ProcessLookupError:
+            continue
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            os.killpg(pid, signal.SIGKILL)
+        print(f"stopped {name}")
+
+
+def model_notice() -> str:
+    if os.environ.get("DEMO_API_OPENAI_API_KEY"):
+        model = os.environ.get("DEMO_API_OPENAI_MODEL", "gpt-4.1-mini")
+        base = os.environ.get("DEMO_API_OPENAI_BASE_URL", "OpenAI's default URL")
+        return f"graphs use the real model {model} at {base}"
+    return (
+        "graphs use offline-model, the deterministic stand-in "
+        "(set DEMO_API_OPENAI_API_KEY for a real model)"
+    )
+
+
+def up(detach: bool) -> None:
+    pids: dict[str, int] = {}
+    processes: list[subprocess.Popen[bytes]] = []
+    keep_running = False
+    try:
+        for component in components():
+            process = start(component)
+            processes.append(process)
+            pids[component.name] = process.pid
+            wait_healthy(component, process)
+            print(f"{component.name:14} healthy on http://127.0.0.1:{component.port}")
+        lgos = next(c for c in components() if c.name == "lgos")
+        print(f"\nOpenAI base URL: http://127.0.0.1:{lgos.port}/v1  ({model_notice()})")
+        print(f"logs: {STATE}/")
+        if detach:
+            (STATE / "pids.json").write_text(json.dumps(pids))
+            keep_running = True
+            return
+        print("Ctrl-C stops the stack.")
+        while all(p.poll() is None for p in processes):
+            time.sleep(0.5)
+        failed = [
+            c.name for c, p in zip(components(), processes, strict=True) if p.poll() is not None
+        ]
+        print(f"{', '.join(failed)} stopped unexpectedly; see {STATE}/", file=sys.stderr)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if not keep_running:
+            stop(pids)
+
+
+def down() -> None:
+    pid_file = STATE / "pids.json"
+    if not pid_file.exists():
+        print("no detached stack is running")
+        return
+    stop(json.loads(pid_file.read_text()))
+    pid_file.unlink()
+
+
+def status() -> int:
+    code = 0
+    for component in components():
+        ok = healthy(component)
+        code |= 0 if ok else 1
+        print(f"{component.name:14} {'healthy' if ok else 'down'}  {component.health_url}")
+    return code
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    up_parser = commands.add_parser("up")
+    up_parser.add_argument("--detach", action="store_true")
+    commands.add_parser("down")
+    commands.add_parser("status")
+    args = parser.parse_args()
+    if args.command == "up":
+        up(args.detach)
+    elif args.command == "down":
+        down()
+    else:
+        sys.exit(status())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""The native stack as a newcomer runs it: devstack up --detach, the SDK examples, down."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.support.servers import ROOT, free_port
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    env = {
+        **os.environ,
+        "LGOS_PORT": str(free_port()),
+        "OFFLINE_MODEL_PORT": str(free_port()),
+        "DEVSTACK_STATE_DIR": str(tmp_path_factory.mktemp("devstack")),
+    }
+    env.pop("DEMO_API_OPENAI_API_KEY", None)
+    devstack = [sys.executable, str(ROOT / "scripts" / "devstack.py")]
+    up = subprocess.run(
+        [*devstack, "up", "--detach"], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert up.returncode == 0, up.stdout + up.stderr
+    assert "offline-model, the deterministic stand-in" in up.stdout
+    try:
+        yield env
+    finally:
+        down = subprocess.run(
+            [*devstack, "down"], env=env, capture_output=True, text=True, timeout=60
+        )
+        assert down.returncode == 0, down.stderr
+        # Nothing keeps serving after dev-down.
+        with pytest.raises(httpx.TransportError):
+            httpx.get(f"http://127.0.0.1:{env['LGOS_PORT']}/health", timeout=1.0)
+
+
+def run_example(name: str, env: dict[str, str]) -> str:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "examples" / name)],
+        env={**env, "OPENAI_BASE_URL": f"http://127.0.0.1:{env['LGOS_PORT']}/v1"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_status_reports_every_component(stack: dict[str, str]) -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "devstack.py"), "status"],
+        env=stack,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 0
+    assert "lgos" in result.stdout and "offline-model" in result.stdout
+
+
+def test_quickstart_example(stack: dict[str, str]) -> None:
+    out = run_example("quickstart.py", stack)
+    assert "simple-graph" in out and "Streams responses" in out
+    assert 'You said: "What does a checkpointer do?"' in out
+    assert "expert audience" in out
+    assert "[completed] usage:" in out
+    assert 'You said: "Say hello."' in out
+
+
+def test_status_commentary_example(stack: dict[str, str]) -> None:
+    out = run_example("status_commentary.py", stack).splitlines()
+    assert out[:2] == ["status: Reading the question", "status: Drafting the answer"]
+    assert out[2].startswith("answer: [offline-model")
+
+
+def test_logs_are_written(stack: dict[str, str]) -> None:
+    logs = Path(stack["DEVSTACK_STATE_DIR"])
+    assert (logs / "lgos.log").exists()
+    assert (logs / "offline-model.log").exists()
+
+
+def test_foreground_stack_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
+    import signal
+
+    lgos_port, model_port = free_port(), free_port()
+    env = {
+        **os.environ,
+        "LGOS_PORT": str(lgos_port),
+        "OFFLINE_MODEL_PORT": str(model_port),
+        "DEVSTACK_STATE_DIR": str(tmp_path),
+    }
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "scripts" / "devstack.py"), "up"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert process.stdout is not None
+    seen: list[str] = []
+    try:
+        for line in process.stdout:  # up prints this line once every component is healthy
+            seen.append(line)
+            if "Ctrl-C stops the stack." in line:
+                break
+        process.send_signal(signal.SIGINT)
+        rest, _ = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    out = "".join(seen) + rest
+    assert process.returncode == 0, out
+    assert "Ctrl-C stops the stack." in out
+    assert "stopped lgos" in out and "stopped offline-model" in out
+    for port in (lgos_port, model_port):
+        with pytest.raises(httpx.TransportError):
+            httpx.get(f"http://127.0.0.1:{port}/health", timeout=1.0)

@@ -1,0 +1,39 @@
+"""Which model the demo graphs use: offline-model unless a real provider key is configured."""
+
+from __future__ import annotations
+
+from lgos_demo_graphs.model import DemoAPISettings, chat_model
+from pydantic import SecretStr
+
+
+def test_offline_model_without_a_key() -> None:
+    model = chat_model(DemoAPISettings(offline_model_url="http://127.0.0.1:3999/v1"))
+    assert model.model_name == "offline-model"
+    assert model.openai_api_base == "http://127.0.0.1:3999/v1"
+    assert model.stream_usage is True
+
+
+def test_a_key_switches_to_the_configured_provider() -> None:
+    settings = DemoAPISettings(
+        openai_api_key=SecretStr("sk-real"),
+        openai_base_url="https://gateway.invalid/v1",
+        openai_model="some-model",
+    )
+    model = chat_model(settings)
+    assert model.model_name == "some-model"
+    assert model.openai_api_base == "https://gateway.invalid/v1"
+    assert model.openai_api_key is not None
+    assert model.openai_api_key.get_secret_value() == "sk-real"
+    # Streamed usage must be requested explicitly through a non-OpenAI base URL.
+    assert model.stream_usage is True
+
+
+def test_environment_variables_are_read(monkeypatch: object) -> None:
+    import pytest
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    monkeypatch.setenv("DEMO_API_OPENAI_API_KEY", "sk-env")
+    monkeypatch.setenv("DEMO_API_OPENAI_MODEL", "env-model")
+    settings = DemoAPISettings()
+    assert not settings.offline
+    assert chat_model(settings).model_name == "env-model"
