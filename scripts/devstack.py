@@ -105,6 +105,21 @@ def wait_healthy(component: Component, process: subprocess.Popen[bytes]) -> None
         time.sleep(0.2)
 
 
+def alive(pid: int) -> bool:
+    """True while ``pid`` runs; an exited child nobody has reaped yet (a zombie) counts as gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+
 def stop(pids: dict[str, int]) -> None:
     for name, pid in reversed(list(pids.items())):
         try:
@@ -112,13 +127,9 @@ def stop(pids: dict[str, int]) -> None:
         except ProcessLookupError:
             continue
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.1)
-        else:
+        while alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if alive(pid):
             os.killpg(pid, signal.SIGKILL)
         print(f"stopped {name}")
 

@@ -14,7 +14,7 @@ OFFLINE_MODEL = "offline-model"
 class DemoAPISettings(BaseSettings):
     """``DEMO_API_*``: which model the demo graphs use."""
 
-    model_config = SettingsConfigDict(env_prefix="DEMO_API_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="DEMO_API_", extra="ignore", env_ignore_empty=True)
 
     openai_api_key: SecretStr | None = None
     openai_base_url: str | None = None

@@ -37,3 +37,13 @@ def test_environment_variables_are_read(monkeypatch: object) -> None:
     settings = DemoAPISettings()
     assert not settings.offline
     assert chat_model(settings).model_name == "env-model"
+
+
+def test_empty_variables_count_as_unset(monkeypatch: object) -> None:
+    import pytest
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    # compose passes ${DEMO_API_OPENAI_API_KEY:-} through as an empty string
+    monkeypatch.setenv("DEMO_API_OPENAI_API_KEY", "")
+    monkeypatch.setenv("DEMO_API_OPENAI_BASE_URL", "")
+    assert DemoAPISettings().offline

@@ -11,7 +11,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 class LGOSSettings(BaseSettings):
     """How one LGOS process serves its registry."""
 
-    model_config = SettingsConfigDict(env_prefix="LGOS_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="LGOS_", extra="ignore", env_ignore_empty=True)
 
     host: str = "127.0.0.1"
     port: int = Field(default=3004, ge=1, le=65535)

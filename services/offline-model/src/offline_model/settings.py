@@ -7,7 +7,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class OfflineModelSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="OFFLINE_MODEL_", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="OFFLINE_MODEL_", extra="ignore", env_ignore_empty=True
+    )
 
     host: str = "127.0.0.1"
     port: int = Field(default=3007, ge=1, le=65535)

