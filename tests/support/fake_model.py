@@ -46,6 +46,16 @@ class ScriptedChatModel(BaseChatModel):
         message = AIMessage(content="".join(self.pieces), usage_metadata=self.usage)
         return ChatResult(generations=[ChatGeneration(message=message)])
 
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        # Native async, as a real network model is (the default would hop to a thread).
+        return self._generate(messages, stop)
+
     def _stream(
         self,
         messages: list[BaseMessage],

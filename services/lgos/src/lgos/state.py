@@ -34,7 +34,8 @@ class AppState:
         return runner
 
 
-def get_state(request: Request) -> AppState:
+async def get_state(request: Request) -> AppState:
+    # async on purpose: FastAPI runs sync dependencies in a worker thread, a hop per request.
     state: AppState = request.app.state.lgos
     return state
 

@@ -19,18 +19,27 @@ async def _wait_for_disconnect(request: Request) -> None:
 
 
 async def run_or_cancel(request: Request, work: Coroutine[Any, Any, T]) -> T:
-    """Run ``work``; cancel it and raise ``ClientDisconnect`` if the client goes away first."""
-    task = asyncio.ensure_future(work)
-    watcher = asyncio.ensure_future(_wait_for_disconnect(request))
+    """Await ``work``; cancel it and raise ``ClientDisconnect`` if the client goes away first.
+
+    The work runs in the request's own task (no extra task per request); a small watcher
+    cancels that task when the ASGI server reports the disconnect.
+    """
+    current = asyncio.current_task()
+    assert current is not None
+    disconnected = False
+
+    async def watch() -> None:
+        nonlocal disconnected
+        await _wait_for_disconnect(request)
+        disconnected = True
+        current.cancel()
+
+    watcher = asyncio.create_task(watch())
     try:
-        await asyncio.wait([task, watcher], return_when=asyncio.FIRST_COMPLETED)
+        return await work
     except asyncio.CancelledError:
-        task.cancel()
+        if disconnected and current.uncancel() == 0:
+            raise ClientDisconnect() from None
         raise
     finally:
         watcher.cancel()
-    if not task.done():
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        raise ClientDisconnect()
-    return task.result()

@@ -1,0 +1,290 @@
+"""LGOS serving overhead against the same compiled graph invoked in-process.
+
+Two workloads on a trivial graph with a fake streaming chat model (no network): a short
+non-streaming answer (`ainvoke` vs. `POST /v1/responses`) and a 200-chunk streamed answer
+(`astream(stream_mode="messages")` vs. a streaming Responses request). One LGOS server worker
+runs pinned to one core; the load generator (a lean keep-alive HTTP/1.1 client, one connection
+per concurrent worker) and the in-process runs use the other.
+
+    make bench            # or: uv run python scripts/bench_serving.py --seconds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from langchain_core.messages import AIMessageChunk, HumanMessage  # noqa: E402
+
+from scripts.bench_graphs import STREAM_CHUNKS, short_graph, stream_graph  # noqa: E402
+from tests.support.servers import free_port  # noqa: E402
+
+DELTA_MARK = b"event: response.output_text.delta"
+CONCURRENCY = (1, 16, 64)
+
+
+@dataclass
+class Sample:
+    latency: float
+    ttfd: float | None = None
+    deltas: int = 0
+
+
+@dataclass
+class Cell:
+    samples: list[Sample] = field(default_factory=list)
+    elapsed: float = 0.0
+
+    @property
+    def rps(self) -> float:
+        return len(self.samples) / self.elapsed
+
+    @property
+    def deltas_per_s(self) -> float:
+        return sum(s.deltas for s in self.samples) / self.elapsed
+
+    def pct(self, values: list[float], q: float) -> float:
+        ordered = sorted(values)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+    def latency(self, q: float) -> float:
+        return self.pct([s.latency for s in self.samples], q)
+
+    def ttfd(self, q: float) -> float:
+        return self.pct([s.ttfd for s in self.samples if s.ttfd is not None], q)
+
+
+# --- in-process --------------------------------------------------------------------------
+
+
+def in_process_workers() -> dict[str, Callable[[], Callable[[], Awaitable[Sample]]]]:
+    short, stream = short_graph(), stream_graph()
+    payload = {"messages": [HumanMessage("hello")]}
+
+    def invoke() -> Callable[[], Awaitable[Sample]]:
+        async def run() -> Sample:
+            started = time.perf_counter()
+            await short.ainvoke(payload)
+            return Sample(time.perf_counter() - started)
+
+        return run
+
+    def astream() -> Callable[[], Awaitable[Sample]]:
+        async def run() -> Sample:
+            started = time.perf_counter()
+            first: float | None = None
+            count = 0
+            async for chunk, _ in stream.astream(payload, stream_mode="messages"):
+                if isinstance(chunk, AIMessageChunk) and chunk.text:
+                    count += 1
+                    if first is None:
+                        first = time.perf_counter() - started
+            return Sample(time.perf_counter() - started, first, count)
+
+        return run
+
+    return {"short": invoke, "stream": astream}
+
+
+# --- over HTTP -----------------------------------------------------------------------------
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection: just enough protocol to time requests exactly."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def request(self, body: bytes) -> Sample:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        assert self.reader is not None
+        head = (
+            f"POST /v1/responses HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        ).encode()
+        started = time.perf_counter()
+        self.writer.write(head + body)
+        headers = (await self.reader.readuntil(b"\r\n\r\n")).lower()
+        if not headers.startswith(b"http/1.1 200"):
+            raise RuntimeError(headers.decode())
+        if b"content-length:" in headers:
+            length = int(headers.split(b"content-length:")[1].split(b"\r\n")[0])
+            await self.reader.readexactly(length)
+            return Sample(time.perf_counter() - started)
+        first: float | None = None
+        deltas = 0
+        while True:
+            size = int((await self.reader.readuntil(b"\r\n")).strip(), 16)
+            if size == 0:
+                await self.reader.readuntil(b"\r\n")
+                break
+            # Each chunk is one server send holding whole SSE events, so marks never split.
+            found = (await self.reader.readexactly(size + 2)).count(DELTA_MARK)
+            if found and first is None:
+                first = time.perf_counter() - started
+            deltas += found
+        return Sample(time.perf_counter() - started, first, deltas)
+
+
+def http_workers(port: int) -> dict[str, Callable[[], Callable[[], Awaitable[Sample]]]]:
+    short = orjson.dumps({"model": "bench-short", "input": "hello"})
+    stream = orjson.dumps({"model": "bench-stream", "input": "hello", "stream": True})
+
+    def make(body: bytes) -> Callable[[], Callable[[], Awaitable[Sample]]]:
+        def new_worker() -> Callable[[], Awaitable[Sample]]:
+            connection = Connection(port)
+            return lambda: connection.request(body)
+
+        return new_worker
+
+    return {"short": make(short), "stream": make(stream)}
+
+
+async def measure(
+    workers: dict[str, Callable[[], Callable[[], Awaitable[Sample]]]], seconds: float
+) -> dict[tuple[str, int], Cell]:
+    results = {}
+    for workload in ("short", "stream"):
+        warm = workers[workload]()
+        for _ in range(20):
+            await warm()
+        for concurrency in CONCURRENCY:
+            per_worker = [workers[workload]() for _ in range(concurrency)]
+            results[(workload, concurrency)] = await drive(per_worker, seconds)
+    return results
+
+
+async def drive(per_worker: list[Callable[[], Awaitable[Sample]]], seconds: float) -> Cell:
+    cell = Cell()
+    stop_at = time.perf_counter() + seconds
+
+    async def loop(worker: Callable[[], Awaitable[Sample]]) -> None:
+        while time.perf_counter() < stop_at:
+            cell.samples.append(await worker())
+
+    gc.collect()
+    started = time.perf_counter()
+    await asyncio.gather(*(loop(w) for w in per_worker))
+    cell.elapsed = time.perf_counter() - started
+    return cell
+
+
+def start_server(port: int, server_core: int) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "LGOS_PORT": str(port),
+        "LGOS_LOG_LEVEL": "warning",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "lgos", "serve", "scripts.bench_graphs:create_registry"],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=lambda: os.sched_setaffinity(0, {server_core}),
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1):
+                return process
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise SystemExit("LGOS did not start")
+
+
+def table(local: dict[tuple[str, int], Cell], served: dict[tuple[str, int], Cell]) -> list[str]:
+    rows = [
+        "| workload | c | in-process req/s | LGOS req/s | ratio | LGOS p50 / p99 ms | "
+        "in-process p50 / p99 ms | TTFD p50 / p99 ms (LGOS) | TTFD p50 (in-process) | "
+        "deltas/s LGOS / in-process (ratio) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for (workload, concurrency), mine in served.items():
+        base = local[(workload, concurrency)]
+        row = (
+            f"| {workload} | {concurrency} | {base.rps:,.0f} | {mine.rps:,.0f} | "
+            f"{mine.rps / base.rps:.2f} | {mine.latency(0.5):.1f} / {mine.latency(0.99):.1f} | "
+            f"{base.latency(0.5):.1f} / {base.latency(0.99):.1f} | "
+        )
+        if workload == "stream":
+            row += (
+                f"{mine.ttfd(0.5):.2f} / {mine.ttfd(0.99):.2f} | {base.ttfd(0.5):.2f} | "
+                f"{mine.deltas_per_s:,.0f} / {base.deltas_per_s:,.0f} "
+                f"({mine.deltas_per_s / base.deltas_per_s:.2f}) |"
+            )
+        else:
+            row += "n/a | n/a | n/a |"
+        rows.append(row)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=float, default=3.0, help="per measurement cell")
+    args = parser.parse_args()
+    cores = sorted(os.sched_getaffinity(0))
+    server_core, load_core = cores[0], cores[-1]
+    os.sched_setaffinity(0, {load_core})
+
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:
+        pass
+
+    local = asyncio.run(measure(in_process_workers(), args.seconds))
+    port = free_port()
+    server = start_server(port, server_core)
+    try:
+        time.sleep(1.0)
+        rss_idle = psutil.Process(server.pid).memory_info().rss / 2**20
+        served = asyncio.run(measure(http_workers(port), args.seconds))
+        rss_loaded = psutil.Process(server.pid).memory_info().rss / 2**20
+    finally:
+        server.terminate()
+        server.wait()
+
+    print(
+        f"\nLGOS serving overhead ({args.seconds:.0f} s per cell; server on core {server_core}, "
+        f"load and in-process on core {load_core}; {STREAM_CHUNKS}-chunk stream)\n"
+    )
+    print("\n".join(table(local, served)))
+    short_ratio = served[("short", 64)].rps / local[("short", 64)].rps
+    stream_ratio = served[("stream", 64)].deltas_per_s / local[("stream", 64)].deltas_per_s
+    added_ttfd = served[("stream", 1)].ttfd(0.5) - local[("stream", 1)].ttfd(0.5)
+    checks = [
+        ("non-streaming req/s ratio at c=64", f"{short_ratio:.2f}", "≥ 0.5", short_ratio >= 0.5),
+        ("streamed deltas/s ratio at c=64", f"{stream_ratio:.2f}", "≥ 0.5", stream_ratio >= 0.5),
+        ("added time-to-first-delta p50 at c=1", f"{added_ttfd:.2f} ms", "≤ 5 ms", added_ttfd <= 5),
+        ("server RSS idle", f"{rss_idle:.0f} MB", "≤ 150 MB", rss_idle <= 150),
+        ("server RSS after load", f"{rss_loaded:.0f} MB", "(reported)", True),
+    ]
+    print("\n| target | measured | goal | met |\n|---|---|---|---|")
+    for name, value, goal, ok in checks:
+        print(f"| {name} | {value} | {goal} | {'yes' if ok else 'NO'} |")
+
+
+if __name__ == "__main__":
+    main()
