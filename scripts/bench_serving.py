@@ -242,6 +242,11 @@ def table(local: dict[tuple[str, int], Cell], served: dict[tuple[str, int], Cell
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=3.0, help="per measurement cell")
+    parser.add_argument(
+        "--freeze-baseline",
+        action="store_true",
+        help="gc.freeze() before the in-process runs too, as `lgos serve` does after start-up",
+    )
     args = parser.parse_args()
     cores = sorted(os.sched_getaffinity(0))
     server_core, load_core = cores[0], cores[-1]
@@ -254,7 +259,10 @@ def main() -> None:
     except ImportError:
         pass
 
-    local = asyncio.run(measure(in_process_workers(), args.seconds))
+    workers = in_process_workers()
+    if args.freeze_baseline:
+        gc.freeze()
+    local = asyncio.run(measure(workers, args.seconds))
     port = free_port()
     server = start_server(port, server_core)
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import logging
 from collections.abc import Sequence
@@ -45,6 +46,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     settings = LGOSSettings(**overrides)
     configure_logging(settings.log_level)
     app = build_app(args.target, settings)
+    # Everything built so far (graphs, app, imported modules) lives for the whole process:
+    # keep it out of the collector's generations so collections only scan per-request garbage.
+    gc.freeze()
     logging.getLogger("lgos").info(
         "serving", extra={"models": list(app.state.lgos.registry), "port": settings.port}
     )
