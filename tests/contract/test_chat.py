@@ -7,6 +7,7 @@ from typing import Any
 
 import openai
 import pytest
+from lgos.protocol.chat.decode import UNSUPPORTED_FIELDS
 from openai import AsyncOpenAI
 
 from tests.support.graphs import SCRIPTED_TEXT, SECRET
@@ -190,6 +191,10 @@ async def test_rejections(client: AsyncOpenAI, extra: dict[str, Any], param: str
         await client.chat.completions.create(**kwargs)
     assert caught.value.param == param
     assert caught.value.body["type"] == "invalid_request_error"
+    if param in UNSUPPORTED_FIELDS:
+        assert caught.value.code == "unsupported_parameter"
+    elif param == "surprise":
+        assert caught.value.code == "unknown_parameter"
 
 
 async def test_interrupt_enabled_models_are_rejected(client: AsyncOpenAI) -> None:

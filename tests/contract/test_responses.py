@@ -7,6 +7,7 @@ from typing import Any
 
 import openai
 import pytest
+from lgos.protocol.responses.decode import UNSUPPORTED_FIELDS
 from openai import AsyncOpenAI
 
 from tests.support.graphs import SCRIPTED_TEXT, SECRET
@@ -239,6 +240,11 @@ async def test_unsupported_fields_are_rejected_with_their_param(
     assert caught.value.status_code == 400
     assert caught.value.param == param
     assert caught.value.body["type"] == "invalid_request_error"
+    top_level = param.split(".")[0].split("[")[0]
+    if top_level in UNSUPPORTED_FIELDS:
+        assert caught.value.code == "unsupported_parameter"
+    elif param == "surprise":
+        assert caught.value.code == "unknown_parameter"
 
 
 async def test_web_search_needs_the_allowlist(client: AsyncOpenAI) -> None:

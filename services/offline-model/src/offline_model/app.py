@@ -201,7 +201,7 @@ def create_app(settings: OfflineModelSettings | None = None) -> FastAPI:
         )
         usage = {
             "input_tokens": input_tokens,
-            "input_tokens_details": {"cached_tokens": 0},
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
             "output_tokens": len(tokens),
             "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": input_tokens + len(tokens),

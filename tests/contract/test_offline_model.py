@@ -1,0 +1,118 @@
+"""offline-model through the strict official SDK: Responses and Chat, streaming and not, usage."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from offline_model.answer import LABEL
+from openai import AsyncOpenAI
+
+from tests.conftest import sdk_client
+from tests.support.servers import Server
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest.fixture
+async def model(offline_model: Server) -> AsyncIterator[AsyncOpenAI]:
+    async with sdk_client(f"{offline_model.url}/v1") as client:
+        yield client
+
+
+async def test_lists_itself_as_a_stand_in(model: AsyncOpenAI) -> None:
+    [entry] = (await model.models.list()).data
+    assert entry.id == "offline-model"
+    assert "deterministic stand-in" in entry.owned_by
+
+
+async def test_chat_answer_is_derived_from_the_input(model: AsyncOpenAI) -> None:
+    messages = [
+        {"role": "system", "content": "Be terse."},
+        {"role": "user", "content": "first"},
+        {"role": "assistant", "content": "ok"},
+        {"role": "user", "content": "What is 2+2?"},
+    ]
+    completion = await model.chat.completions.create(model="offline-model", messages=messages)
+    text = completion.choices[0].message.content or ""
+    assert text.startswith(LABEL)
+    assert 'You said: "What is 2+2?"' in text
+    assert 'Instructions: "Be terse."' in text
+    assert "Earlier messages: 2." in text
+    again = await model.chat.completions.create(model="offline-model", messages=messages)
+    assert again.choices[0].message.content == text
+    assert completion.usage is not None
+    assert completion.usage.completion_tokens == len(text.split())
+
+
+async def test_chat_stream_and_usage_only_when_asked(model: AsyncOpenAI) -> None:
+    messages = [{"role": "user", "content": "stream please"}]
+    plain = await model.chat.completions.create(model="offline-model", messages=messages)
+    stream = await model.chat.completions.create(
+        model="offline-model", messages=messages, stream=True
+    )
+    chunks = [c async for c in stream]
+    assert all(c.usage is None for c in chunks)
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == plain.choices[0].message.content
+    with_usage = await model.chat.completions.create(
+        model="offline-model",
+        messages=messages,
+        stream=True,
+        stream_options={"include_usage": True},
+    )
+    last = [c async for c in with_usage][-1]
+    assert last.choices == []
+    assert last.usage is not None
+    assert last.usage.completion_tokens == len(text.split())
+
+
+async def test_chat_token_cap_reports_length(model: AsyncOpenAI) -> None:
+    completion = await model.chat.completions.create(
+        model="offline-model", messages=[{"role": "user", "content": "long"}], max_tokens=3
+    )
+    assert completion.choices[0].finish_reason == "length"
+    assert len((completion.choices[0].message.content or "").split()) == 3
+
+
+async def test_responses_non_streaming_and_streaming(model: AsyncOpenAI) -> None:
+    response = await model.responses.create(
+        model="offline-model", instructions="Answer kindly.", input="Responses path?"
+    )
+    assert response.status == "completed"
+    assert 'You said: "Responses path?"' in response.output_text
+    assert 'Instructions: "Answer kindly."' in response.output_text
+    assert response.usage is not None
+    assert response.usage.output_tokens == len(response.output_text.split())
+    stream = await model.responses.create(
+        model="offline-model", instructions="Answer kindly.", input="Responses path?", stream=True
+    )
+    events = [e async for e in stream]
+    assert events[-1].type == "response.completed"
+    deltas = "".join(e.delta for e in events if e.type == "response.output_text.delta")
+    assert deltas == response.output_text == events[-1].response.output_text
+    assert [e.sequence_number for e in events] == list(range(len(events)))
+
+
+async def test_responses_tool_outputs_and_cap(model: AsyncOpenAI) -> None:
+    response = await model.responses.create(
+        model="offline-model",
+        input=[
+            {"role": "user", "content": "use the tool"},
+            {"type": "function_call", "call_id": "c1", "name": "lookup", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": "42 apples"},
+        ],
+        max_output_tokens=4,
+    )
+    assert response.status == "incomplete"
+    assert response.incomplete_details is not None
+    assert response.incomplete_details.reason == "max_output_tokens"
+    full = await model.responses.create(
+        model="offline-model",
+        input=[
+            {"role": "user", "content": "use the tool"},
+            {"type": "function_call", "call_id": "c1", "name": "lookup", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": "42 apples"},
+        ],
+    )
+    assert 'Tool outputs: "42 apples"' in full.output_text
