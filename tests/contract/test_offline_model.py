@@ -94,25 +94,19 @@ async def test_responses_non_streaming_and_streaming(model: AsyncOpenAI) -> None
     assert [e.sequence_number for e in events] == list(range(len(events)))
 
 
+TOOL_EXCHANGE = [
+    {"role": "user", "content": "use the tool"},
+    {"type": "function_call", "call_id": "c1", "name": "lookup", "arguments": "{}"},
+    {"type": "function_call_output", "call_id": "c1", "output": "42 apples"},
+]
+
+
 async def test_responses_tool_outputs_and_cap(model: AsyncOpenAI) -> None:
     response = await model.responses.create(
-        model="offline-model",
-        input=[
-            {"role": "user", "content": "use the tool"},
-            {"type": "function_call", "call_id": "c1", "name": "lookup", "arguments": "{}"},
-            {"type": "function_call_output", "call_id": "c1", "output": "42 apples"},
-        ],
-        max_output_tokens=4,
+        model="offline-model", input=TOOL_EXCHANGE, max_output_tokens=4
     )
     assert response.status == "incomplete"
     assert response.incomplete_details is not None
     assert response.incomplete_details.reason == "max_output_tokens"
-    full = await model.responses.create(
-        model="offline-model",
-        input=[
-            {"role": "user", "content": "use the tool"},
-            {"type": "function_call", "call_id": "c1", "name": "lookup", "arguments": "{}"},
-            {"type": "function_call_output", "call_id": "c1", "output": "42 apples"},
-        ],
-    )
+    full = await model.responses.create(model="offline-model", input=TOOL_EXCHANGE)
     assert 'Tool outputs: "42 apples"' in full.output_text

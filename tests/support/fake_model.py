@@ -21,6 +21,8 @@ class ScriptedChatModel(BaseChatModel):
     pieces: list[str]
     usage: UsageMetadata | None = None
     delay: float = 0.0
+    yield_between: bool = False
+    """Yield to the event loop between pieces (as a model streaming from a socket does)."""
 
     @classmethod
     def saying(cls, text: str, *, parts: int | None = None, **kwargs: Any) -> ScriptedChatModel:
@@ -74,7 +76,7 @@ class ScriptedChatModel(BaseChatModel):
     ) -> AsyncIterator[ChatGenerationChunk]:
         last = len(self.pieces) - 1
         for index, piece in enumerate(self.pieces):
-            if self.delay:
+            if self.delay or self.yield_between:
                 await asyncio.sleep(self.delay)
             message = AIMessageChunk(
                 content=piece, usage_metadata=self.usage if index == last else None

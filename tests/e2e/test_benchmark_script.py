@@ -1,0 +1,33 @@
+"""The benchmark keeps working: a short run prints its table and every target line.
+
+Numbers are not asserted here (targets live in the benchmark's own output), only that the
+script runs end to end against a real ``lgos serve`` process.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.support.servers import ROOT
+
+
+def test_benchmark_prints_its_table() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "bench_serving.py"), "--seconds", "0.3"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    for workload in ("| short | 1 |", "| short | 64 |", "| stream | 1 |", "| stream | 64 |"):
+        assert workload in out
+    for target in (
+        "non-streaming req/s ratio at c=64",
+        "streamed deltas/s ratio at c=64",
+        "added time-to-first-delta p50 at c=1",
+        "server RSS idle",
+    ):
+        assert target in out
