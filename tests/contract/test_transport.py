@@ -122,3 +122,25 @@ async def test_error_envelope_for_malformed_json(lgos_server: Server) -> None:
         missing = await http.get("/v1/no-such-route")
         assert missing.status_code == 404
         assert missing.json()["error"]["code"] == "not_found"
+
+
+async def test_failure_details_are_logged_not_returned(
+    lgos_server: Server, socket_client: AsyncOpenAI
+) -> None:
+    import openai
+
+    from tests.support.graphs import SECRET
+
+    with pytest.raises(openai.InternalServerError) as caught:
+        await socket_client.responses.create(model="broken", input="log-me")
+    assert SECRET not in caught.value.response.text
+    await asyncio.sleep(0.2)
+    records = [
+        json.loads(line)
+        for line in lgos_server.log.read_text().splitlines()
+        if line.startswith("{")
+    ]
+    failures = [r for r in records if r.get("event") == "graph run failed"]
+    assert failures, "the failure must be logged"
+    assert failures[-1]["model"] == "broken"
+    assert SECRET in failures[-1]["exception"]
