@@ -19,3 +19,8 @@ def message_id() -> str:
 
 def completion_id() -> str:
     return new_id("chatcmpl-")
+
+
+def function_call_id(call_id: str) -> str:
+    """The item id of a function call: stable for its call id, so streams and replays agree."""
+    return f"fc_{call_id}"

@@ -41,6 +41,32 @@ class StatusUpdate:
     description: str
 
 
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """A ``url_citation`` over ``text[start_index : end_index + 1]`` of the final answer.
+
+    ``end_index`` is the inclusive index of the cited span's last character.
+    """
+
+    url: str
+    title: str
+    start_index: int
+    end_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionCall:
+    """A client function call the final message asks the client to execute.
+
+    ``arguments`` is a JSON string when ``complete``; a truncated call keeps its raw text.
+    """
+
+    call_id: str
+    name: str
+    arguments: str
+    complete: bool = True
+
+
 @dataclass(slots=True)
 class RunOutcome:
     """The canonical result of a finished run: the final assistant message, rendered."""
@@ -49,7 +75,8 @@ class RunOutcome:
     refusal: str | None = None
     incomplete_reason: IncompleteReason | None = None
     usage: Usage | None = None
-    annotations: list[dict[str, object]] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
+    function_calls: list[FunctionCall] = field(default_factory=list)
 
 
 RunEvent = TextDelta | StatusUpdate | RunOutcome

@@ -67,6 +67,7 @@ class RunPlan:
     context: Any
     config: RunnableConfig
     observer: RunObserver
+    offered_functions: frozenset[str]
 
 
 class GraphRunner:
@@ -95,13 +96,14 @@ class GraphRunner:
             "run_name": self.model,
             "metadata": metadata,
         }
-        return RunPlan(graph_input, context, run_config, observer)
+        offered = frozenset(str(tool["name"]) for tool in request.tools)
+        return RunPlan(graph_input, context, run_config, observer, offered)
 
     async def invoke(self, plan: RunPlan) -> RunOutcome:
         """Run to completion; raises ``LGOSError`` (already logged) on failure."""
         try:
             state = await self.graph.ainvoke(plan.input, plan.config, context=plan.context)
-            return outcome_of(self._to_message(state), plan.observer.usage)
+            return outcome_of(self._to_message(state), plan.observer.usage, plan.offered_functions)
         except Exception as exc:
             raise translate_failure(exc, model=self.model) from exc
 
@@ -131,7 +133,7 @@ class GraphRunner:
                     yield StatusUpdate(description)
             else:
                 final_state = data
-        outcome = outcome_of(self._to_message(final_state), observer.usage)
+        outcome = outcome_of(self._to_message(final_state), observer.usage, plan.offered_functions)
         if not streamed:
             if outcome.text:
                 yield TextDelta(outcome.text)

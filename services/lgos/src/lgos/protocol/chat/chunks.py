@@ -29,7 +29,38 @@ def usage_object(usage: Usage) -> dict[str, Any]:
 
 
 def finish_reason(outcome: RunOutcome) -> str:
-    return outcome.incomplete_reason or "stop"
+    if outcome.incomplete_reason:
+        return outcome.incomplete_reason
+    return "tool_calls" if outcome.function_calls else "stop"
+
+
+def chat_annotations(outcome: RunOutcome) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "url_citation",
+            "url_citation": {
+                "url": c.url,
+                "title": c.title,
+                "start_index": c.start_index,
+                "end_index": c.end_index,
+            },
+        }
+        for c in outcome.citations
+    ]
+
+
+def tool_calls(outcome: RunOutcome, *, indexed: bool = False) -> list[dict[str, Any]]:
+    calls = []
+    for index, call in enumerate(outcome.function_calls):
+        entry: dict[str, Any] = {
+            "id": call.call_id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": call.arguments},
+        }
+        if indexed:
+            entry["index"] = index
+        calls.append(entry)
+    return calls
 
 
 @dataclass(slots=True)
@@ -39,13 +70,16 @@ class CompletionShell:
     created: int = field(default_factory=lambda: int(time.time()))
 
     def completion(self, outcome: RunOutcome) -> dict[str, Any]:
+        has_other = outcome.refusal is not None or bool(outcome.function_calls)
         message: dict[str, Any] = {
             "role": "assistant",
-            "content": outcome.text if outcome.text or outcome.refusal is None else None,
+            "content": outcome.text if outcome.text or not has_other else None,
             "refusal": outcome.refusal,
         }
-        if outcome.annotations:
-            message["annotations"] = outcome.annotations
+        if outcome.citations:
+            message["annotations"] = chat_annotations(outcome)
+        if outcome.function_calls:
+            message["tool_calls"] = tool_calls(outcome)
         body: dict[str, Any] = {
             "id": self.id,
             "object": "chat.completion",
@@ -125,10 +159,12 @@ async def encode_stream(
     frames = [first]
     if outcome.refusal is not None:
         frames.append(shell.chunk({"refusal": outcome.refusal}))
+    if outcome.function_calls:
+        frames.append(shell.chunk({"tool_calls": tool_calls(outcome, indexed=True)}))
     final_delta: dict[str, Any] = {}
-    if outcome.annotations:
+    if outcome.citations:
         # Extension: the published delta schema has no annotations field.
-        final_delta["annotations"] = outcome.annotations
+        final_delta["annotations"] = chat_annotations(outcome)
     frames.append(shell.chunk(final_delta, finish_reason(outcome)))
     if include_usage:
         frames.append(shell.usage_chunk(outcome.usage))

@@ -17,11 +17,13 @@ import orjson
 from lgos.protocol.ids import message_id
 from lgos.protocol.responses.items import (
     ResponseShell,
+    function_call_item,
     message_item,
     output_text,
     refusal_part,
+    url_citation,
 )
-from lgos.runtime.events import RunOutcome, StatusUpdate, TextDelta
+from lgos.runtime.events import Citation, FunctionCall, RunOutcome, StatusUpdate, TextDelta
 from lgos.runtime.runner import GraphRunner, RunPlan, translate_failure
 
 ItemStatus = Literal["in_progress", "completed", "incomplete"]
@@ -127,8 +129,13 @@ class _Encoder:
         )
         return frames
 
-    def close_answer(self, status: ItemStatus, refusal: str | None) -> list[bytes]:
-        """Finish the answer's text part (and add a refusal part), then the item itself."""
+    def close_answer(
+        self,
+        status: ItemStatus,
+        refusal: str | None,
+        citations: list[Citation] = (),  # type: ignore[assignment]
+    ) -> list[bytes]:
+        """Finish the answer's text part (citations first), add a refusal part, close the item."""
         frames: list[bytes] = []
         content: list[dict[str, Any]] = []
         if self.text_open:
@@ -138,17 +145,26 @@ class _Encoder:
                 "output_index": self.answer_index,
                 "content_index": 0,
             }
+            annotations = [url_citation(c) for c in citations]
+            for index, annotation in enumerate(annotations):
+                frames.append(
+                    self.frame(
+                        {
+                            "type": "response.output_text.annotation.added",
+                            **base,
+                            "annotation_index": index,
+                            "annotation": annotation,
+                        }
+                    )
+                )
             frames.append(
                 self.frame(
                     {"type": "response.output_text.done", **base, "text": text, "logprobs": []}
                 )
             )
-            frames.append(
-                self.frame(
-                    {"type": "response.content_part.done", **base, "part": output_text(text)}
-                )
-            )
-            content.append(output_text(text))
+            part = output_text(text, annotations)
+            frames.append(self.frame({"type": "response.content_part.done", **base, "part": part}))
+            content.append(part)
         if refusal is not None:
             frames += self.refusal(self.answer_index, self.answer_id, len(content), refusal)
             content.append(refusal_part(refusal))
@@ -164,6 +180,30 @@ class _Encoder:
             )
         )
         return frames
+
+    def function_call(self, call: FunctionCall) -> list[bytes]:
+        """A client function call: added, its arguments in one delta, done."""
+        item = function_call_item(call)
+        index = len(self.output)
+        self.output.append(item)
+        base = {"item_id": item["id"], "output_index": index}
+        added = {**item, "arguments": "", "status": "in_progress"}
+        return [
+            self.frame(
+                {"type": "response.output_item.added", "output_index": index, "item": added}
+            ),
+            self.frame(
+                {"type": "response.function_call_arguments.delta", **base, "delta": call.arguments}
+            ),
+            self.frame(
+                {
+                    "type": "response.function_call_arguments.done",
+                    **base,
+                    "arguments": call.arguments,
+                }
+            ),
+            self.frame({"type": "response.output_item.done", "output_index": index, "item": item}),
+        ]
 
 
 async def encode_stream(
@@ -192,22 +232,25 @@ async def encode_stream(
         raise
     except Exception as exc:
         translate_failure(exc, model=runner.model)
-        frames: list[bytes] = []
+        failure: list[bytes] = []
         if encoder.answer_index >= 0:
-            frames += encoder.close_answer("incomplete", None)
-        frames.append(
+            failure += encoder.close_answer("incomplete", None)
+        failure.append(
             encoder.response_event(
                 "response.failed", shell.build("failed", encoder.output, failed=True)
             )
         )
-        yield b"".join(frames)
+        yield b"".join(failure)
         return
     assert outcome is not None
-    frames = []
-    if encoder.answer_index < 0:
-        frames = encoder.open_answer(with_text=outcome.refusal is None)
+    frames: list[bytes] = []
     status: ItemStatus = "incomplete" if outcome.incomplete_reason else "completed"
-    frames += encoder.close_answer(status, outcome.refusal)
+    if encoder.answer_index < 0 and needs_message(outcome):
+        frames = encoder.open_answer(with_text=outcome.refusal is None)
+    if encoder.answer_index >= 0:
+        frames += encoder.close_answer(status, outcome.refusal, outcome.citations)
+    for call in outcome.function_calls:
+        frames += encoder.function_call(call)
     kind = "response.incomplete" if outcome.incomplete_reason else "response.completed"
     frames.append(
         encoder.response_event(
@@ -223,20 +266,30 @@ async def encode_stream(
     yield b"".join(frames)
 
 
+def needs_message(outcome: RunOutcome) -> bool:
+    """A final-answer message unless the answer is nothing but client function calls."""
+    return bool(outcome.text or outcome.refusal is not None or not outcome.function_calls)
+
+
 def build_response(shell: ResponseShell, outcome: RunOutcome) -> dict[str, Any]:
     """The non-streaming Response: the final answer only (commentary is streaming-only)."""
-    content = []
-    if outcome.text or outcome.refusal is None:
-        content.append(output_text(outcome.text, outcome.annotations or None))
-    if outcome.refusal is not None:
-        content.append(refusal_part(outcome.refusal))
     incomplete = outcome.incomplete_reason is not None
-    item = message_item(
-        content, phase="final_answer", status="incomplete" if incomplete else "completed"
-    )
+    output: list[dict[str, Any]] = []
+    if needs_message(outcome):
+        content = []
+        if outcome.text or outcome.refusal is None:
+            content.append(output_text(outcome.text, [url_citation(c) for c in outcome.citations]))
+        if outcome.refusal is not None:
+            content.append(refusal_part(outcome.refusal))
+        output.append(
+            message_item(
+                content, phase="final_answer", status="incomplete" if incomplete else "completed"
+            )
+        )
+    output.extend(function_call_item(call) for call in outcome.function_calls)
     return shell.build(
         "incomplete" if incomplete else "completed",
-        [item],
+        output,
         usage=outcome.usage,
         incomplete_reason=outcome.incomplete_reason,
     )

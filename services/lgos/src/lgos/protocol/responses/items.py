@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from lgos.errors import INTERNAL_ERROR_MESSAGE
-from lgos.protocol.ids import message_id, response_id
+from lgos.protocol.ids import function_call_id, message_id, response_id
 from lgos.protocol.responses.decode import DecodedResponsesRequest
-from lgos.runtime.events import IncompleteReason, Usage
+from lgos.runtime.events import Citation, FunctionCall, IncompleteReason, Usage
 
 ResponseStatus = Literal["in_progress", "completed", "incomplete", "failed"]
 Phase = Literal["commentary", "final_answer"]
@@ -103,4 +103,25 @@ def message_item(
         "status": status,
         "phase": phase,
         "content": content,
+    }
+
+
+def url_citation(citation: Citation) -> dict[str, Any]:
+    return {
+        "type": "url_citation",
+        "url": citation.url,
+        "title": citation.title,
+        "start_index": citation.start_index,
+        "end_index": citation.end_index,
+    }
+
+
+def function_call_item(call: FunctionCall, *, status: str | None = None) -> dict[str, Any]:
+    return {
+        "id": function_call_id(call.call_id),
+        "type": "function_call",
+        "call_id": call.call_id,
+        "name": call.name,
+        "arguments": call.arguments,
+        "status": status or ("completed" if call.complete else "incomplete"),
     }
