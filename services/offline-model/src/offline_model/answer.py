@@ -20,11 +20,16 @@ class Prompt:
     assistant: list[str] = field(default_factory=list)
     tool_outputs: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    ends_with_tool_output: bool = False
+    """The last thing the model was sent is a tool result: time to answer, not to call."""
+
+    @property
+    def latest(self) -> str:
+        return self.user[-1] if self.user else ""
 
 
 def compose_answer(prompt: Prompt) -> str:
-    latest = prompt.user[-1] if prompt.user else ""
-    parts = [f'{LABEL} You said: "{latest}".']
+    parts = [f'{LABEL} You said: "{prompt.latest}".']
     if prompt.instructions:
         joined = " | ".join(prompt.instructions)
         parts.append(f'Instructions: "{joined}".')

@@ -18,6 +18,7 @@ from lgos.config import GraphConfig, GraphFeature
 from lgos.errors import InvalidRequestError
 from lgos.protocol import tools as tool_specs
 from lgos.protocol.metadata import check_metadata, resolve_metadata
+from lgos.protocol.pairing import CallLedger
 from lgos.protocol.validation import GENERATION_CONTROL, check_fields
 from lgos.request import GraphRequest
 
@@ -177,6 +178,7 @@ def decode_messages(raw: Any) -> list[BaseMessage]:
             code="missing_required_parameter" if raw is None else None,
         )
     messages: list[BaseMessage] = []
+    ledger = CallLedger()
     for index, message in enumerate(raw):
         param = f"messages[{index}]"
         if not isinstance(message, dict):
@@ -186,7 +188,14 @@ def decode_messages(raw: Any) -> list[BaseMessage]:
         if decoder is None:
             reason = _DEPRECATED if role == "function" else "Unsupported message role."
             raise InvalidRequestError(f"{reason}", param=f"{param}.role")
-        messages.append(decoder(message, param))
+        decoded = decoder(message, param)
+        if isinstance(decoded, AIMessage):
+            for call_index, call in enumerate(decoded.tool_calls):
+                ledger.call(str(call["id"]), "function", f"{param}.tool_calls[{call_index}].id")
+        elif isinstance(decoded, ToolMessage):
+            ledger.output(decoded.tool_call_id, "function", f"{param}.tool_call_id")
+        messages.append(decoded)
+    ledger.finish()
     return messages
 
 

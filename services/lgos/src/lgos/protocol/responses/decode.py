@@ -11,6 +11,8 @@ from lgos.config import GraphConfig
 from lgos.errors import InvalidRequestError
 from lgos.protocol import tools as tool_specs
 from lgos.protocol.metadata import check_metadata, resolve_metadata
+from lgos.protocol.pairing import CallLedger
+from lgos.protocol.responses.tool_items import TOOL_ITEM_DECODERS
 from lgos.protocol.validation import GENERATION_CONTROL, check_fields
 from lgos.request import GraphRequest
 
@@ -191,7 +193,9 @@ def _decode_tools(
 def decode_input(raw: Any) -> list[BaseMessage]:
     if raw is None:
         raise InvalidRequestError(
-            "Missing required parameter: 'input'.", param="input", code="missing_required_parameter"
+            "Missing required parameter: 'input'.",
+            param="input",
+            code="missing_required_parameter",
         )
     if isinstance(raw, str):
         return [HumanMessage(content=raw)]
@@ -200,16 +204,21 @@ def decode_input(raw: Any) -> list[BaseMessage]:
             "Invalid type for 'input': expected a string or an array of items.", param="input"
         )
     messages: list[BaseMessage] = []
+    ledger = CallLedger()
     for index, item in enumerate(raw):
         param = f"input[{index}]"
         if not isinstance(item, dict):
             raise InvalidRequestError(f"Invalid '{param}': expected an object.", param=param)
         kind = item.get("type", "message")
-        if kind != "message":
+        if kind == "message":
+            messages.append(_decode_message(item, param))
+        elif kind in TOOL_ITEM_DECODERS:
+            TOOL_ITEM_DECODERS[kind](item, param, messages, ledger)
+        else:
             raise InvalidRequestError(
                 f"Input item type {kind!r} is not supported.", param=f"{param}.type"
             )
-        messages.append(_decode_message(item, param))
+    ledger.finish()
     return messages
 
 

@@ -1,0 +1,152 @@
+"""Replayed tool items (function, custom and web search calls and their outputs) as LangChain.
+
+Calls attach to the assistant message they followed (a new one when none is open), as tool calls
+plus the original item as a content block, so ids, status and actions survive into the content a
+model adapter replays. Outputs become ``ToolMessage``s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+
+from lgos.errors import InvalidRequestError
+from lgos.protocol.pairing import CallLedger
+
+_SDK_NULL_FIELDS = ("caller", "namespace", "async")
+_STATUSES = ("in_progress", "completed", "incomplete", "searching", "failed")
+
+
+def _check(item: dict[str, Any], allowed: set[str], param: str) -> None:
+    unknown = set(item) - allowed - set(_SDK_NULL_FIELDS)
+    if unknown:
+        field = sorted(unknown)[0]
+        raise InvalidRequestError(
+            f"Unknown parameter: '{param}.{field}'.",
+            param=f"{param}.{field}",
+            code="unknown_parameter",
+        )
+    for key in _SDK_NULL_FIELDS:
+        if item.get(key) is not None:
+            raise InvalidRequestError(
+                f"'{param}.{key}' is not supported; send null or omit it.",
+                param=f"{param}.{key}",
+            )
+    status = item.get("status")
+    if status is not None and status not in _STATUSES:
+        raise InvalidRequestError(f"Invalid '{param}.status'.", param=f"{param}.status")
+    item_id = item.get("id")
+    if item_id is not None and not isinstance(item_id, str):
+        raise InvalidRequestError(f"Invalid '{param}.id'.", param=f"{param}.id")
+
+
+def _string(item: dict[str, Any], key: str, param: str) -> str:
+    value = item.get(key)
+    if not isinstance(value, str):
+        raise InvalidRequestError(
+            f"Invalid type for '{param}.{key}': expected a string.", param=f"{param}.{key}"
+        )
+    return value
+
+
+def _open_assistant(messages: list[BaseMessage]) -> AIMessage:
+    last = messages[-1] if messages else None
+    if isinstance(last, AIMessage) and isinstance(last.content, list):
+        return last
+    message = AIMessage(content=[])
+    messages.append(message)
+    return message
+
+
+def _function_call(
+    item: dict[str, Any], param: str, messages: list[BaseMessage], ledger: CallLedger
+) -> None:
+    _check(item, {"type", "call_id", "name", "arguments", "id", "status"}, param)
+    call_id = _string(item, "call_id", param)
+    name = _string(item, "name", param)
+    arguments = _string(item, "arguments", param)
+    ledger.call(call_id, "function", f"{param}.call_id")
+    message = _open_assistant(messages)
+    message.content.append({k: v for k, v in item.items() if v is not None})  # type: ignore[union-attr]
+    try:
+        args = orjson.loads(arguments)
+    except orjson.JSONDecodeError:
+        args = None
+    if isinstance(args, dict):
+        message.tool_calls.append({"id": call_id, "name": name, "args": args, "type": "tool_call"})
+    elif item.get("status") == "incomplete":
+        message.invalid_tool_calls.append(
+            {
+                "id": call_id,
+                "name": name,
+                "args": arguments,
+                "error": None,
+                "type": "invalid_tool_call",
+            }
+        )
+    else:
+        raise InvalidRequestError(
+            "Function call arguments must be a JSON object string.", param=f"{param}.arguments"
+        )
+
+
+def _custom_call(
+    item: dict[str, Any], param: str, messages: list[BaseMessage], ledger: CallLedger
+) -> None:
+    _check(item, {"type", "call_id", "name", "input", "id", "status"}, param)
+    call_id = _string(item, "call_id", param)
+    name = _string(item, "name", param)
+    tool_input = _string(item, "input", param)
+    ledger.call(call_id, "custom", f"{param}.call_id")
+    message = _open_assistant(messages)
+    message.content.append({k: v for k, v in item.items() if v is not None})  # type: ignore[union-attr]
+    # LangChain's custom tools take their free-form input as the single ``__arg1`` argument.
+    message.tool_calls.append(
+        {"id": call_id, "name": name, "args": {"__arg1": tool_input}, "type": "tool_call"}
+    )
+
+
+def _web_search_call(
+    item: dict[str, Any], param: str, messages: list[BaseMessage], ledger: CallLedger
+) -> None:
+    _check(item, {"type", "id", "status", "action"}, param)
+    _string(item, "id", param)
+    action = item.get("action")
+    if action is not None and not isinstance(action, dict):
+        raise InvalidRequestError(f"Invalid '{param}.action'.", param=f"{param}.action")
+    message = _open_assistant(messages)
+    message.content.append({k: v for k, v in item.items() if v is not None})  # type: ignore[union-attr]
+
+
+def _output(kind: str) -> Callable[[dict[str, Any], str, list[BaseMessage], CallLedger], None]:
+    def decode(
+        item: dict[str, Any], param: str, messages: list[BaseMessage], ledger: CallLedger
+    ) -> None:
+        _check(item, {"type", "call_id", "output", "id", "status"}, param)
+        call_id = _string(item, "call_id", param)
+        output = item.get("output")
+        if not isinstance(output, str):
+            raise InvalidRequestError(
+                f"'{param}.output' must be a string.", param=f"{param}.output"
+            )
+        ledger.output(call_id, "function" if kind == "function" else "custom", f"{param}.call_id")
+        content: Any = output
+        if kind == "custom":
+            content = [{"type": "custom_tool_call_output", "output": output}]
+        messages.append(ToolMessage(content=content, tool_call_id=call_id, id=item.get("id")))
+
+    return decode
+
+
+TOOL_ITEM_DECODERS: dict[
+    str, Callable[[dict[str, Any], str, list[BaseMessage], CallLedger], None]
+] = {
+    "function_call": _function_call,
+    "function_call_output": _output("function"),
+    "custom_tool_call": _custom_call,
+    "custom_tool_call_output": _output("custom"),
+    "web_search_call": _web_search_call,
+}

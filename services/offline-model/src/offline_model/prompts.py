@@ -1,0 +1,71 @@
+"""What the model was sent, read from either API's request body."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from offline_model.answer import Prompt
+
+
+def _text_of(content: Any, files: list[str]) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    texts = []
+    for part in content:
+        if not isinstance(part, dict):
+            continue
+        if isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        if isinstance(part.get("output"), str):
+            texts.append(part["output"])
+        file = part.get("file") if part.get("type") == "file" else part
+        if isinstance(file, dict) and isinstance(file.get("file_id"), str):
+            files.append(file["file_id"])
+    return "".join(texts)
+
+
+def chat_prompt(messages: list[dict[str, Any]]) -> Prompt:
+    prompt = Prompt()
+    for message in messages:
+        role = message.get("role")
+        text = _text_of(message.get("content"), prompt.files)
+        if role in ("system", "developer"):
+            prompt.instructions.append(text)
+        elif role == "user":
+            prompt.user.append(text)
+        elif role == "assistant":
+            prompt.assistant.append(text)
+        elif role == "tool":
+            prompt.tool_outputs.append(text)
+    prompt.ends_with_tool_output = bool(messages) and messages[-1].get("role") == "tool"
+    return prompt
+
+
+def responses_prompt(body: dict[str, Any]) -> Prompt:
+    prompt = Prompt()
+    if isinstance(body.get("instructions"), str):
+        prompt.instructions.append(body["instructions"])
+    raw = body.get("input")
+    items = [{"role": "user", "content": raw}] if isinstance(raw, str) else raw or []
+    for item in items:
+        kind = item.get("type", "message")
+        if kind in ("function_call_output", "custom_tool_call_output"):
+            prompt.tool_outputs.append(_text_of(item.get("output"), prompt.files))
+        elif kind == "message":
+            role = item.get("role")
+            text = _text_of(item.get("content"), prompt.files)
+            if role in ("system", "developer"):
+                prompt.instructions.append(text)
+            elif role == "user":
+                prompt.user.append(text)
+            elif role == "assistant":
+                prompt.assistant.append(text)
+    last = items[-1].get("type") if items else None
+    prompt.ends_with_tool_output = last in ("function_call_output", "custom_tool_call_output")
+    return prompt
+
+
+def input_tokens(prompt: Prompt) -> list[str]:
+    return [*prompt.instructions, *prompt.user, *prompt.assistant, *prompt.tool_outputs]
