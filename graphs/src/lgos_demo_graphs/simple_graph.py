@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.pregel import Pregel
 from langgraph.runtime import Runtime
-from lgos import ClientSettings, GraphConfig
+from lgos import ClientSettings, GraphConfig, GraphRequest
 from pydantic import Field
 
+from lgos_demo_graphs.client_tools import with_client_tools
 from lgos_demo_graphs.model import chat_model
 
 
@@ -24,25 +26,42 @@ class SimpleSettings(ClientSettings):
     )
 
 
+@dataclass(frozen=True)
+class SimpleContext:
+    """Runtime context: the validated settings plus the client's functions for this request."""
+
+    settings: SimpleSettings
+    tools: Sequence[Mapping[str, Any]] = ()
+    tool_choice: Any = None
+
+
+def simple_context(request: GraphRequest, settings: ClientSettings | None) -> SimpleContext:
+    assert isinstance(settings, SimpleSettings)
+    return SimpleContext(settings, request.tools, request.tool_choice)
+
+
 def prompt_for(messages: Sequence[BaseMessage], settings: SimpleSettings) -> list[BaseMessage]:
+    """Without history the model sees only the latest turn: the last user message and any
+    tool calls and results that followed it."""
     system = SystemMessage(f"Write the answer for a {settings.audience} audience.")
     client_system = [m for m in messages if isinstance(m, SystemMessage)]
     turns: list[BaseMessage] = [m for m in messages if not isinstance(m, SystemMessage)]
     if not settings.use_history:
-        humans: list[BaseMessage] = [m for m in turns if isinstance(m, HumanMessage)]
-        turns = humans[-1:]
+        starts = [i for i, m in enumerate(turns) if isinstance(m, HumanMessage)]
+        turns = turns[starts[-1] :] if starts else turns
     return [system, *client_system, *turns]
 
 
 def build() -> Pregel[Any, Any, Any, Any]:
     model = chat_model()
 
-    async def answer(state: MessagesState, runtime: Runtime[SimpleSettings]) -> dict[str, object]:
-        settings = runtime.context or SimpleSettings()
-        reply = await model.ainvoke(prompt_for(state["messages"], settings))
+    async def answer(state: MessagesState, runtime: Runtime[SimpleContext]) -> dict[str, object]:
+        context = runtime.context or SimpleContext(SimpleSettings())
+        bound = with_client_tools(model, context.tools, context.tool_choice)
+        reply = await bound.ainvoke(prompt_for(state["messages"], context.settings))
         return {"messages": [reply]}
 
-    builder = StateGraph(MessagesState, context_schema=SimpleSettings)
+    builder = StateGraph(MessagesState, context_schema=SimpleContext)
     builder.add_node("answer", answer)
     builder.add_edge(START, "answer")
     return builder.compile(name="simple-graph")
@@ -52,4 +71,5 @@ CONFIG = GraphConfig(
     graph=build,
     description="Streams responses with configurable history and audience.",
     client_settings=SimpleSettings,
+    context_factory=simple_context,
 )
