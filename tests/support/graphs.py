@@ -198,6 +198,28 @@ def _tenant_context(request: GraphRequest, settings: ClientSettings | None) -> N
         )
 
 
+def bad_citation_graph() -> Any:
+    """Cites a span that is not in its text block: a graph bug LGOS must not pass on."""
+
+    async def node(state: MessagesState) -> dict[str, Any]:
+        block = {
+            "type": "text",
+            "text": "short",
+            "annotations": [
+                {
+                    "type": "url_citation",
+                    "url": "https://example.org/",
+                    "title": "x",
+                    "start_index": 2,
+                    "end_index": 40,
+                }
+            ],
+        }
+        return {"messages": [AIMessage(content=[block])]}
+
+    return _single_node(node)
+
+
 def create_registry() -> GraphRegistry:
     registry = demo_registry()
     tests: dict[str, GraphConfig] = {
@@ -247,6 +269,7 @@ def create_registry() -> GraphRegistry:
             description="Declares interrupts.",
             features=frozenset({GraphFeature.INTERRUPTS}),
         ),
+        "bad-citation": GraphConfig(graph=bad_citation_graph, description="Invalid span."),
         "needs-tenant": GraphConfig(
             graph=scripted_graph,
             description="Its context factory needs metadata.tenant.",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lgos import GraphRegistry
 
-from lgos_demo_graphs import response_outcomes, simple_graph, status_events
+from lgos_demo_graphs import citation_events, response_outcomes, simple_graph, status_events
 
 
 def create_registry() -> GraphRegistry:
@@ -13,5 +13,6 @@ def create_registry() -> GraphRegistry:
             "simple-graph": simple_graph.CONFIG,
             "status-events": status_events.CONFIG,
             "response-outcomes": response_outcomes.CONFIG,
+            "citation-events": citation_events.CONFIG,
         }
     )

@@ -45,3 +45,51 @@ def test_outcome_text_excludes_refusal_blocks() -> None:
     outcome = outcome_of(message, Usage(1, 2, 3))
     assert outcome.text == "part" and outcome.refusal == "r"
     assert outcome_of(None, None).text == ""
+
+
+def test_citations_are_offset_across_text_blocks_and_validated() -> None:
+    import pytest
+    from lgos.runtime.outcome import OutputError, citations_of
+
+    message = AIMessage(
+        content=[
+            {"type": "text", "text": "See "},
+            {
+                "type": "text",
+                "text": "https://a.example/ now",
+                "annotations": [
+                    {
+                        "type": "citation",
+                        "url": "https://a.example/",
+                        "title": "A",
+                        "start_index": 0,
+                        "end_index": 17,
+                        "cited_text": "https://a.example/",
+                    }
+                ],
+            },
+        ]
+    )
+    [citation] = citations_of(message)
+    assert (citation.start_index, citation.end_index) == (4, 21)
+    assert message.text[citation.start_index : citation.end_index + 1] == "https://a.example/"
+    wrong = AIMessage(
+        content=[
+            {
+                "type": "text",
+                "text": "abc",
+                "annotations": [
+                    {
+                        "type": "url_citation",
+                        "url": "u",
+                        "title": "t",
+                        "start_index": 0,
+                        "end_index": 1,
+                        "cited_text": "zz",
+                    }
+                ],
+            }
+        ]
+    )
+    with pytest.raises(OutputError):
+        citations_of(wrong)
