@@ -13,8 +13,11 @@ from typing import Any, TypedDict
 import orjson
 from langchain_core.exceptions import ContextOverflowError
 from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+from langchain_openai import custom_tool
 from langgraph.config import get_stream_writer
 from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode
 from langgraph.runtime import Runtime
 from lgos import (
     ClientSettings,
@@ -220,6 +223,69 @@ def bad_citation_graph() -> Any:
     return _single_node(node)
 
 
+FAKE_RESULT_URL = "https://example.org/langgraph-interrupts"
+
+
+@custom_tool
+def package_version(input: str) -> str:
+    """Report a fixed version for any package named in the input."""
+    return f"{input.strip()} 1.2.3"
+
+
+@tool
+def web_search(query: str) -> str:
+    """A fixed, offline search result (the real tool queries SearXNG)."""
+    return f"Result for {query}: {FAKE_RESULT_URL}"
+
+
+@tool
+def internal_lookup(key: str) -> str:
+    """A tool the graph uses for itself; never selected by clients."""
+    return f"internal {key}"
+
+
+class ToolContext(TypedDict):
+    selected: list[str]
+
+
+def _tool_context(request: GraphRequest, settings: ClientSettings | None) -> ToolContext:
+    return {"selected": list(request.server_tools)}
+
+
+def server_tool_graph(*, repeat_ids: bool = False, run_tools: bool = True) -> Any:
+    """Calls every selected server tool (plus one private tool) once, then streams an answer."""
+    tools = {"package_version": package_version, "web_search": web_search}
+    answerer = ScriptedChatModel.saying(SCRIPTED_TEXT)
+
+    async def select(state: MessagesState, runtime: Runtime[ToolContext]) -> dict[str, Any]:
+        selected = (runtime.context or {"selected": []})["selected"]
+        calls = [
+            {
+                "id": "call_same" if repeat_ids else f"call_{name}",
+                "name": name,
+                "args": {"__arg1": "langgraph"} if name == "package_version" else {"query": "lg"},
+            }
+            for name in selected
+        ]
+        calls.append({"id": "call_internal", "name": "internal_lookup", "args": {"key": "k"}})
+        return {"messages": [AIMessage(content="", tool_calls=calls)]}
+
+    async def answer(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [await answerer.ainvoke(state["messages"])]}
+
+    builder = StateGraph(MessagesState, context_schema=ToolContext)
+    builder.add_node("select", select)
+    builder.add_node("answer", answer)
+    builder.add_edge(START, "select")
+    if run_tools:
+        builder.add_node("tools", ToolNode([*tools.values(), internal_lookup]))
+        builder.add_edge("select", "tools")
+        builder.add_edge("tools", "answer")
+    else:
+        builder.add_edge("select", "answer")
+    return builder.compile()
+
+
 def create_registry() -> GraphRegistry:
     registry = demo_registry()
     tests: dict[str, GraphConfig] = {
@@ -270,6 +336,24 @@ def create_registry() -> GraphRegistry:
             features=frozenset({GraphFeature.INTERRUPTS}),
         ),
         "bad-citation": GraphConfig(graph=bad_citation_graph, description="Invalid span."),
+        "tool-runner": GraphConfig(
+            graph=server_tool_graph,
+            description="Runs selected server tools.",
+            server_tools=["package_version", "web_search"],
+            context_factory=_tool_context,
+        ),
+        "tool-repeats-ids": GraphConfig(
+            graph=lambda: server_tool_graph(repeat_ids=True),
+            description="Repeats call ids.",
+            server_tools=["package_version", "web_search"],
+            context_factory=_tool_context,
+        ),
+        "tool-without-result": GraphConfig(
+            graph=lambda: server_tool_graph(run_tools=False),
+            description="Never runs tools.",
+            server_tools=["package_version", "web_search"],
+            context_factory=_tool_context,
+        ),
         "needs-tenant": GraphConfig(
             graph=scripted_graph,
             description="Its context factory needs metadata.tenant.",

@@ -67,6 +67,34 @@ class FunctionCall:
     complete: bool = True
 
 
+ServerToolKind = Literal["custom", "web_search"]
+"""How a registered server tool appears on the wire: a custom tool call or a web search."""
+
+
+@dataclass(slots=True)
+class ToolActivity:
+    """One selected server tool call made by the root graph, and its result once it has one.
+
+    ``input`` is the custom tool's free-form input, or the search query.
+    """
+
+    call_id: str
+    name: str
+    kind: ServerToolKind
+    input: str
+    output: str | None = None
+
+
+@dataclass(slots=True)
+class ToolCalled:
+    activity: ToolActivity
+
+
+@dataclass(slots=True)
+class ToolReturned:
+    activity: ToolActivity
+
+
 @dataclass(slots=True)
 class RunOutcome:
     """The canonical result of a finished run: the final assistant message, rendered."""
@@ -77,7 +105,8 @@ class RunOutcome:
     usage: Usage | None = None
     citations: list[Citation] = field(default_factory=list)
     function_calls: list[FunctionCall] = field(default_factory=list)
+    tool_activity: list[ToolActivity] = field(default_factory=list)
 
 
-RunEvent = TextDelta | StatusUpdate | RunOutcome
+RunEvent = TextDelta | StatusUpdate | ToolCalled | ToolReturned | RunOutcome
 """What ``GraphRunner.stream`` yields; a ``RunOutcome`` is always last."""

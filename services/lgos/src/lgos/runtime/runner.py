@@ -22,12 +22,11 @@ from lgos.errors import ContextLengthExceededError, LGOSError, ServerError
 from lgos.request import GraphRequest
 from lgos.runtime.events import RunEvent, RunOutcome, StatusUpdate, TextDelta
 from lgos.runtime.outcome import outcome_of
+from lgos.runtime.server_tools import ToolTracker
 from lgos.runtime.usage import RunObserver
 from lgos.status import read_status
 
 logger = logging.getLogger("lgos.runtime")
-
-_STREAM_MODES: list[StreamMode] = ["messages", "custom", "values"]
 
 
 class ParityError(RuntimeError):
@@ -68,6 +67,7 @@ class RunPlan:
     config: RunnableConfig
     observer: RunObserver
     offered_functions: frozenset[str]
+    server_tools: frozenset[str]
 
 
 class GraphRunner:
@@ -97,28 +97,50 @@ class GraphRunner:
             "metadata": metadata,
         }
         offered = frozenset(str(tool["name"]) for tool in request.tools)
-        return RunPlan(graph_input, context, run_config, observer, offered)
+        return RunPlan(
+            graph_input, context, run_config, observer, offered, frozenset(request.server_tools)
+        )
 
     async def invoke(self, plan: RunPlan) -> RunOutcome:
-        """Run to completion; raises ``LGOSError`` (already logged) on failure."""
+        """Run to completion; raises ``LGOSError`` (already logged) on failure.
+
+        Requests that select server tools consume root-graph updates to report the tool
+        activity; everything else calls the graph once for its durable result.
+        """
         try:
+            if plan.server_tools:
+                outcome: RunOutcome | None = None
+                async for event in self._run(plan, stream_text=False):
+                    if isinstance(event, RunOutcome):
+                        outcome = event
+                assert outcome is not None
+                return outcome
             state = await self.graph.ainvoke(plan.input, plan.config, context=plan.context)
             return outcome_of(self._to_message(state), plan.observer.usage, plan.offered_functions)
         except Exception as exc:
             raise translate_failure(exc, model=self.model) from exc
 
-    async def stream(self, plan: RunPlan) -> AsyncIterator[RunEvent]:
-        """Yield answer deltas and statuses as they happen, then the ``RunOutcome``.
+    def stream(self, plan: RunPlan) -> AsyncIterator[RunEvent]:
+        """Yield answer deltas, statuses and tool activity as they happen, then the outcome.
 
         Raises whatever the graph raises (or ``ParityError``); callers translate it with
         ``translate_failure`` once they have kept what was already streamed.
         """
+        return self._run(plan, stream_text=True)
+
+    async def _run(self, plan: RunPlan, *, stream_text: bool) -> AsyncIterator[RunEvent]:
         observer = plan.observer
         private_ids = observer.private_message_ids
+        tracker = ToolTracker(plan.server_tools) if plan.server_tools else None
+        modes: list[StreamMode] = ["values"]
+        if stream_text:
+            modes += ["messages", "custom"]
+        if tracker is not None:
+            modes.append("updates")
         streamed: list[str] = []
         final_state: Any = None
         async for mode, data in self.graph.astream(
-            plan.input, plan.config, context=plan.context, stream_mode=_STREAM_MODES
+            plan.input, plan.config, context=plan.context, stream_mode=modes
         ):
             if mode == "messages":
                 chunk = data[0]
@@ -131,12 +153,19 @@ class GraphRunner:
                 description = read_status(data)
                 if description:
                     yield StatusUpdate(description)
+            elif mode == "updates":
+                assert tracker is not None
+                for event in tracker.observe(data):
+                    yield event
             else:
                 final_state = data
         outcome = outcome_of(self._to_message(final_state), observer.usage, plan.offered_functions)
-        if not streamed:
-            if outcome.text:
-                yield TextDelta(outcome.text)
-        elif "".join(streamed) != outcome.text:
-            raise ParityError("streamed text does not match the final assistant message")
+        if tracker is not None:
+            outcome.tool_activity = tracker.finish()
+        if stream_text:
+            if not streamed:
+                if outcome.text:
+                    yield TextDelta(outcome.text)
+            elif "".join(streamed) != outcome.text:
+                raise ParityError("streamed text does not match the final assistant message")
         yield outcome

@@ -17,13 +17,26 @@ import orjson
 from lgos.protocol.ids import message_id
 from lgos.protocol.responses.items import (
     ResponseShell,
+    activity_items,
+    custom_call_item,
+    custom_output_item,
     function_call_item,
     message_item,
     output_text,
     refusal_part,
     url_citation,
+    web_search_item,
 )
-from lgos.runtime.events import Citation, FunctionCall, RunOutcome, StatusUpdate, TextDelta
+from lgos.runtime.events import (
+    Citation,
+    FunctionCall,
+    RunOutcome,
+    StatusUpdate,
+    TextDelta,
+    ToolActivity,
+    ToolCalled,
+    ToolReturned,
+)
 from lgos.runtime.runner import GraphRunner, RunPlan, translate_failure
 
 ItemStatus = Literal["in_progress", "completed", "incomplete"]
@@ -41,6 +54,7 @@ class _Encoder:
         self.answer_text: list[str] = []
         self._delta_head = b""
         self.text_open = False
+        self.searches: dict[str, int] = {}
 
     def frame(self, event: dict[str, Any]) -> bytes:
         event["sequence_number"] = self.sequence
@@ -181,6 +195,72 @@ class _Encoder:
         )
         return frames
 
+    def tool_called(self, activity: ToolActivity) -> bytes:
+        index = len(self.output)
+        if activity.kind == "web_search":
+            item = web_search_item(activity, "in_progress")
+            self.output.append(item)
+            self.searches[activity.call_id] = index
+            base = {"item_id": item["id"], "output_index": index}
+            return b"".join(
+                [
+                    self.frame(
+                        {"type": "response.output_item.added", "output_index": index, "item": item}
+                    ),
+                    self.frame({"type": "response.web_search_call.in_progress", **base}),
+                    self.frame({"type": "response.web_search_call.searching", **base}),
+                ]
+            )
+        item = custom_call_item(activity)
+        self.output.append(item)
+        added = custom_call_item(activity, with_input=False)
+        base = {"item_id": item["id"], "output_index": index}
+        return b"".join(
+            [
+                self.frame(
+                    {"type": "response.output_item.added", "output_index": index, "item": added}
+                ),
+                self.frame(
+                    {
+                        "type": "response.custom_tool_call_input.delta",
+                        **base,
+                        "delta": activity.input,
+                    }
+                ),
+                self.frame(
+                    {
+                        "type": "response.custom_tool_call_input.done",
+                        **base,
+                        "input": activity.input,
+                    }
+                ),
+                self.frame(
+                    {"type": "response.output_item.done", "output_index": index, "item": item}
+                ),
+            ]
+        )
+
+    def tool_returned(self, activity: ToolActivity) -> bytes:
+        if activity.kind == "web_search":
+            index = self.searches.pop(activity.call_id)
+            item = web_search_item(activity, "completed")
+            self.output[index] = item
+            base = {"item_id": item["id"], "output_index": index}
+            return self.frame({"type": "response.web_search_call.completed", **base}) + self.frame(
+                {"type": "response.output_item.done", "output_index": index, "item": item}
+            )
+        index = len(self.output)
+        item = custom_output_item(activity)
+        self.output.append(item)
+        return self.frame(
+            {"type": "response.output_item.added", "output_index": index, "item": item}
+        ) + self.frame({"type": "response.output_item.done", "output_index": index, "item": item})
+
+    def unfinished_searches(self) -> None:
+        """On failure, searches that never returned stay in the output as incomplete."""
+        for index in self.searches.values():
+            self.output[index] = {**self.output[index], "status": "incomplete"}
+
     def function_call(self, call: FunctionCall) -> list[bytes]:
         """A client function call: added, its arguments in one delta, done."""
         item = function_call_item(call)
@@ -226,6 +306,10 @@ async def encode_stream(
                     yield encoder.delta(event.text)
             elif isinstance(event, StatusUpdate):
                 yield encoder.status(event.description)
+            elif isinstance(event, ToolCalled):
+                yield encoder.tool_called(event.activity)
+            elif isinstance(event, ToolReturned):
+                yield encoder.tool_returned(event.activity)
             else:
                 outcome = event
     except asyncio.CancelledError:
@@ -233,6 +317,7 @@ async def encode_stream(
     except Exception as exc:
         translate_failure(exc, model=runner.model)
         failure: list[bytes] = []
+        encoder.unfinished_searches()
         if encoder.answer_index >= 0:
             failure += encoder.close_answer("incomplete", None)
         failure.append(
@@ -275,6 +360,8 @@ def build_response(shell: ResponseShell, outcome: RunOutcome) -> dict[str, Any]:
     """The non-streaming Response: the final answer only (commentary is streaming-only)."""
     incomplete = outcome.incomplete_reason is not None
     output: list[dict[str, Any]] = []
+    for activity in outcome.tool_activity:
+        output.extend(activity_items(activity))
     if needs_message(outcome):
         content = []
         if outcome.text or outcome.refusal is None:

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from lgos.errors import INTERNAL_ERROR_MESSAGE
 from lgos.protocol.ids import function_call_id, message_id, response_id
 from lgos.protocol.responses.decode import DecodedResponsesRequest
-from lgos.runtime.events import Citation, FunctionCall, IncompleteReason, Usage
+from lgos.runtime.events import Citation, FunctionCall, IncompleteReason, ToolActivity, Usage
 
 ResponseStatus = Literal["in_progress", "completed", "incomplete", "failed"]
 Phase = Literal["commentary", "final_answer"]
@@ -125,3 +125,39 @@ def function_call_item(call: FunctionCall, *, status: str | None = None) -> dict
         "arguments": call.arguments,
         "status": status or ("completed" if call.complete else "incomplete"),
     }
+
+
+def custom_call_item(activity: ToolActivity, *, with_input: bool = True) -> dict[str, Any]:
+    return {
+        "id": f"ctc_{activity.call_id}",
+        "type": "custom_tool_call",
+        "call_id": activity.call_id,
+        "name": activity.name,
+        "input": activity.input if with_input else "",
+    }
+
+
+def custom_output_item(activity: ToolActivity) -> dict[str, Any]:
+    return {
+        "id": f"ctco_{activity.call_id}",
+        "type": "custom_tool_call_output",
+        "call_id": activity.call_id,
+        "output": activity.output or "",
+        "status": "completed",
+    }
+
+
+def web_search_item(activity: ToolActivity, status: str) -> dict[str, Any]:
+    return {
+        "id": f"ws_{activity.call_id}",
+        "type": "web_search_call",
+        "status": status,
+        "action": {"type": "search", "query": activity.input},
+    }
+
+
+def activity_items(activity: ToolActivity) -> list[dict[str, Any]]:
+    """The completed items of one server tool call, as a non-streaming Response lists them."""
+    if activity.kind == "web_search":
+        return [web_search_item(activity, "completed")]
+    return [custom_call_item(activity), custom_output_item(activity)]

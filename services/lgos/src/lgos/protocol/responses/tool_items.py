@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from lgos.errors import InvalidRequestError
 from lgos.protocol.pairing import CallLedger
 
-_SDK_NULL_FIELDS = ("caller", "namespace", "async")
+_SDK_NULL_FIELDS = ("caller", "namespace", "async", "created_by")
 _STATUSES = ("in_progress", "completed", "incomplete", "searching", "failed")
 
 
