@@ -21,12 +21,20 @@ $(SYNCED): $(UV) uv.lock pyproject.toml services/lgos/pyproject.toml \
 	$(UV) sync --frozen
 	touch $@
 
-sync: $(SYNCED)
+# SearXNG runs from its own pinned venv, as the design keeps third-party servers apart.
+SEARXNG := $(TOOLS)/searxng/.installed
+$(SEARXNG): services/searxng/requirements.txt | $(UV)
+	$(PYTHON) -m venv $(TOOLS)/searxng
+	$(TOOLS)/searxng/bin/pip install --quiet --disable-pip-version-check \
+		-r services/searxng/requirements.txt
+	touch $@
 
-dev: $(SYNCED)  ## run the whole stack in the foreground; Ctrl-C stops it
+sync: $(SYNCED) $(SEARXNG)
+
+dev: $(SYNCED) $(SEARXNG)  ## run the whole stack in the foreground; Ctrl-C stops it
 	$(RUN) python scripts/devstack.py up
 
-dev-up: $(SYNCED)  ## start the stack in the background, return once healthy
+dev-up: $(SYNCED) $(SEARXNG)  ## start the stack in the background, return once healthy
 	$(RUN) python scripts/devstack.py up --detach
 
 dev-down: $(SYNCED)  ## stop a background stack
@@ -42,7 +50,7 @@ lint: $(SYNCED)
 typecheck: $(SYNCED)
 	$(RUN) mypy
 
-test: lint typecheck  ## every tier: unit, contract, integration, e2e
+test: lint typecheck $(SEARXNG)  ## every tier: unit, contract, integration, e2e
 	$(RUN) pytest tests -p no:cacheprovider
 
 test-unit: $(SYNCED)
@@ -51,10 +59,10 @@ test-unit: $(SYNCED)
 test-contract: $(SYNCED)
 	$(RUN) pytest tests/contract
 
-test-integration: $(SYNCED)
+test-integration: $(SYNCED) $(SEARXNG)
 	$(RUN) pytest tests/integration
 
-test-e2e: $(SYNCED)
+test-e2e: $(SYNCED) $(SEARXNG)
 	$(RUN) pytest tests/e2e
 
 bench: $(SYNCED)  ## serving overhead vs. the same graph in-process

@@ -6,7 +6,7 @@
     python scripts/devstack.py status
 
 Ports and the state folder can be overridden (tests run a private stack on free ports):
-LGOS_PORT, OFFLINE_MODEL_PORT, DEVSTACK_STATE_DIR.
+LGOS_PORT, OFFLINE_MODEL_PORT, SEARXNG_PORT, DEVSTACK_STATE_DIR.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import argparse
 import functools
 import json
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -32,22 +33,49 @@ HEALTH_TIMEOUT = 60.0
 print = functools.partial(print, flush=True)
 
 
+SEARXNG_DIR = ROOT / "services" / "searxng"
+SEARXNG_PYTHON = ROOT / ".tools" / "searxng" / "bin" / "python"
+
+
 @dataclass(frozen=True)
 class Component:
     name: str
     port: int
     args: list[str]
     env: dict[str, str]
+    health_path: str = "/health"
 
     @property
     def health_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/health"
+        return f"http://127.0.0.1:{self.port}{self.health_path}"
+
+
+def searxng_settings(port: int) -> Path:
+    """Render the SearXNG settings (absolute engine path, port, a fresh secret) into STATE."""
+    template = (SEARXNG_DIR / "settings.template.yml").read_text()
+    rendered = (
+        template.replace("@CORPUS_DIR@", str(SEARXNG_DIR))
+        .replace("@PORT@", str(port))
+        .replace("@SECRET@", secrets.token_hex(16))
+    )
+    STATE.mkdir(parents=True, exist_ok=True)
+    path = STATE / "searxng-settings.yml"
+    path.write_text(rendered)
+    return path
 
 
 def components() -> list[Component]:
     lgos_port = int(os.environ.get("LGOS_PORT", "3004"))
     model_port = int(os.environ.get("OFFLINE_MODEL_PORT", "3007"))
+    search_port = int(os.environ.get("SEARXNG_PORT", "3005"))
     return [
+        Component(
+            "searxng",
+            search_port,
+            [str(SEARXNG_PYTHON), "-m", "searx.webapp"],
+            {"SEARXNG_SETTINGS_PATH": str(STATE / "searxng-settings.yml")},
+            health_path="/healthz",
+        ),
         Component(
             "offline-model",
             model_port,
@@ -66,7 +94,10 @@ def components() -> list[Component]:
                 "--port",
                 str(lgos_port),
             ],
-            {"DEMO_API_OFFLINE_MODEL_URL": f"http://127.0.0.1:{model_port}/v1"},
+            {
+                "DEMO_API_OFFLINE_MODEL_URL": f"http://127.0.0.1:{model_port}/v1",
+                "DEMO_API_WEB_SEARCH_URL": f"http://127.0.0.1:{search_port}",
+            },
         ),
     ]
 
@@ -83,6 +114,12 @@ def start(component: Component) -> subprocess.Popen[bytes]:
     STATE.mkdir(parents=True, exist_ok=True)
     if healthy(component):
         raise SystemExit(f"port {component.port} already serves something: is a stack running?")
+    if component.name == "searxng":
+        if not SEARXNG_PYTHON.exists():
+            raise SystemExit(
+                "SearXNG is not installed: run `make dev` (it installs .tools/searxng)"
+            )
+        searxng_settings(component.port)
     log = (STATE / f"{component.name}.log").open("ab")
     return subprocess.Popen(
         component.args,

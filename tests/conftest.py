@@ -11,7 +11,7 @@ import pytest
 from fastapi import FastAPI
 from openai import AsyncOpenAI
 
-from tests.support.servers import Server, free_port, serve
+from tests.support.servers import Server, free_port, serve, serve_searxng
 
 PING_INTERVAL = 0.3
 
@@ -35,7 +35,14 @@ def offline_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 @pytest.fixture(scope="session")
-def lgos_app(offline_model: Server, markers: Path) -> FastAPI:
+def searxng(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with serve_searxng(tmp_path_factory.mktemp("searxng")) as server:
+        os.environ["DEMO_API_WEB_SEARCH_URL"] = server.url
+        yield server
+
+
+@pytest.fixture(scope="session")
+def lgos_app(offline_model: Server, searxng: Server, markers: Path) -> FastAPI:
     from lgos import LGOSSettings, create_app
 
     from tests.support.graphs import create_registry
@@ -45,7 +52,10 @@ def lgos_app(offline_model: Server, markers: Path) -> FastAPI:
 
 @pytest.fixture(scope="session")
 def lgos_server(
-    offline_model: Server, markers: Path, tmp_path_factory: pytest.TempPathFactory
+    offline_model: Server,
+    searxng: Server,
+    markers: Path,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Server]:
     port = free_port()
     log = tmp_path_factory.mktemp("logs") / "lgos.log"
@@ -54,6 +64,7 @@ def lgos_server(
         "LGOS_SSE_PING_INTERVAL": str(PING_INTERVAL),
         "LGOS_TEST_MARKERS": str(markers),
         "DEMO_API_OFFLINE_MODEL_URL": f"{offline_model.url}/v1",
+        "DEMO_API_WEB_SEARCH_URL": searxng.url,
     }
     with serve(
         ["lgos", "serve", "tests.support.graphs:create_registry"], port=port, env=env, log=log

@@ -20,6 +20,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
         **os.environ,
         "LGOS_PORT": str(free_port()),
         "OFFLINE_MODEL_PORT": str(free_port()),
+        "SEARXNG_PORT": str(free_port()),
         "DEVSTACK_STATE_DIR": str(tmp_path_factory.mktemp("devstack")),
     }
     env.pop("DEMO_API_OPENAI_API_KEY", None)
@@ -63,6 +64,7 @@ def test_status_reports_every_component(stack: dict[str, str]) -> None:
     )
     assert result.returncode == 0
     assert "lgos" in result.stdout and "offline-model" in result.stdout
+    assert "searxng" in result.stdout
 
 
 def test_quickstart_example(stack: dict[str, str]) -> None:
@@ -80,20 +82,33 @@ def test_status_commentary_example(stack: dict[str, str]) -> None:
     assert out[2].startswith("answer: [offline-model")
 
 
+def test_client_function_example(stack: dict[str, str]) -> None:
+    out = run_example("client_function.py", stack)
+    assert "graph called calculate_sum({'numbers': [12, 30, 5]})" in out
+    assert 'Tool outputs: "{"total": 47}"' in out
+
+
+def test_web_search_citation_example(stack: dict[str, str]) -> None:
+    out = run_example("web_search_citations.py", stack).splitlines()
+    assert out[-1].startswith("['https://docs.langchain.com/oss/python/langgraph/interrupts'")
+
+
 def test_logs_are_written(stack: dict[str, str]) -> None:
     logs = Path(stack["DEVSTACK_STATE_DIR"])
     assert (logs / "lgos.log").exists()
     assert (logs / "offline-model.log").exists()
+    assert (logs / "searxng.log").exists()
 
 
 def test_foreground_stack_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
     import signal
 
-    lgos_port, model_port = free_port(), free_port()
+    lgos_port, model_port, search_port = free_port(), free_port(), free_port()
     env = {
         **os.environ,
         "LGOS_PORT": str(lgos_port),
         "OFFLINE_MODEL_PORT": str(model_port),
+        "SEARXNG_PORT": str(search_port),
         "DEVSTACK_STATE_DIR": str(tmp_path),
     }
     process = subprocess.Popen(
@@ -118,7 +133,7 @@ def test_foreground_stack_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
     out = "".join(seen) + rest
     assert process.returncode == 0, out
     assert "Ctrl-C stops the stack." in out
-    assert "stopped lgos" in out and "stopped offline-model" in out
-    for port in (lgos_port, model_port):
+    assert "stopped lgos" in out and "stopped offline-model" in out and "stopped searxng" in out
+    for port in (lgos_port, model_port, search_port):
         with pytest.raises(httpx.TransportError):
             httpx.get(f"http://127.0.0.1:{port}/health", timeout=1.0)

@@ -33,13 +33,20 @@ class Server:
 
 @contextmanager
 def serve(
-    args: list[str], *, port: int, env: Mapping[str, str], log: Path, timeout: float = 30.0
+    args: list[str],
+    *,
+    port: int,
+    env: Mapping[str, str],
+    log: Path,
+    timeout: float = 30.0,
+    python: str = sys.executable,
+    health_path: str = "/health",
 ) -> Iterator[Server]:
-    """Run ``python -m ...args`` until ``/health`` answers; stop it afterwards."""
+    """Run ``python -m ...args`` until its health route answers; stop it afterwards."""
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", *args],
+            [python, "-m", *args],
             env=full_env,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -52,7 +59,7 @@ def serve(
             if process.poll() is not None:
                 raise RuntimeError(f"{args[0]} exited early:\n{log.read_text()}")
             try:
-                if httpx.get(f"{url}/health", timeout=1.0).status_code == 200:
+                if httpx.get(f"{url}{health_path}", timeout=1.0).status_code == 200:
                     break
             except httpx.TransportError:
                 pass
@@ -67,3 +74,32 @@ def serve(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+SEARXNG_DIR = ROOT / "services" / "searxng"
+SEARXNG_PYTHON = ROOT / ".tools" / "searxng" / "bin" / "python"
+
+
+@contextmanager
+def serve_searxng(state: Path) -> Iterator[Server]:
+    """The real SearXNG (its own pinned venv, installed by the Makefile) over the seeded corpus."""
+    if not SEARXNG_PYTHON.exists():
+        raise RuntimeError("SearXNG is not installed; `make test` installs it into .tools/searxng")
+    port = free_port()
+    settings = state / "searxng-settings.yml"
+    settings.write_text(
+        (SEARXNG_DIR / "settings.template.yml")
+        .read_text()
+        .replace("@CORPUS_DIR@", str(SEARXNG_DIR))
+        .replace("@PORT@", str(port))
+        .replace("@SECRET@", os.urandom(16).hex())
+    )
+    with serve(
+        ["searx.webapp"],
+        port=port,
+        env={"SEARXNG_SETTINGS_PATH": str(settings)},
+        log=state / "searxng.log",
+        python=str(SEARXNG_PYTHON),
+        health_path="/healthz",
+    ) as server:
+        yield server

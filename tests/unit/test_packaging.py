@@ -19,7 +19,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILES = sorted(ROOT.glob("services/*/Dockerfile"))
 BIN = Path(sys.executable).parent
-FIXED_PORTS = {"lgos": 3004, "offline-model": 3007}
+# service: (host port, container port)
+FIXED_PORTS = {"lgos": (3004, 3004), "offline-model": (3007, 3007), "searxng": (3005, 8080)}
 
 
 def compose() -> dict[str, object]:
@@ -45,11 +46,11 @@ def test_compose_matches_the_compose_specification() -> None:
 def test_compose_ports_and_dockerfiles() -> None:
     services = compose()["services"]
     assert isinstance(services, dict)
-    for name, port in FIXED_PORTS.items():
+    for name, (host, container) in FIXED_PORTS.items():
         service = services[name]
-        assert f"127.0.0.1:{port}:{port}" in service["ports"]
+        assert f"127.0.0.1:{host}:{container}" in service["ports"]
         assert (ROOT / service["build"]["dockerfile"]).exists()
-        assert str(port) in " ".join(service["healthcheck"]["test"])
+        assert str(container) in " ".join(service["healthcheck"]["test"])
 
 
 @pytest.mark.parametrize("dockerfile", DOCKERFILES, ids=lambda p: p.parent.name)
@@ -65,8 +66,18 @@ def test_dockerfile_commands_exist(dockerfile: Path) -> None:
     text = dockerfile.read_text()
     for source in re.findall(r"^COPY (\S+) ", text, flags=re.MULTILINE):
         assert (ROOT / source).exists(), source
-    cmd = re.search(r'^CMD \["([^"]+)"', text, flags=re.MULTILINE)
+    cmd = re.search(r'^CMD \["([^"]+)"(?:, "-m", "([^"]+)")?', text, flags=re.MULTILINE)
     assert cmd is not None
+    if cmd.group(2):  # python -m MODULE: the module ships in the pinned requirements' venv
+        assert (ROOT / ".tools" / "searxng").exists()
+        venv_python = ROOT / ".tools" / "searxng" / "bin" / "python"
+        probe = [
+            str(venv_python),
+            "-c",
+            f"import importlib.util as u; assert u.find_spec('{cmd.group(2)}')",
+        ]
+        assert subprocess.run(probe, capture_output=True).returncode == 0
+        return
     scripts = {}
     for manifest in ROOT.glob("services/*/pyproject.toml"):
         scripts.update(tomllib.loads(manifest.read_text())["project"].get("scripts", {}))

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from lgos import GraphRegistry
 
-from lgos_demo_graphs import citation_events, response_outcomes, simple_graph, status_events
+from lgos_demo_graphs import (
+    citation_events,
+    response_outcomes,
+    server_tools,
+    simple_graph,
+    status_events,
+)
 
 
 def create_registry() -> GraphRegistry:
@@ -14,5 +20,6 @@ def create_registry() -> GraphRegistry:
             "status-events": status_events.CONFIG,
             "response-outcomes": response_outcomes.CONFIG,
             "citation-events": citation_events.CONFIG,
+            "server-tools": server_tools.CONFIG,
         }
     )
