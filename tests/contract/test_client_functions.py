@@ -240,3 +240,22 @@ async def test_replayed_calls_reach_the_graph_as_langchain_tool_calls(client: As
     assert ai["content"][0]["type"] == "function_call"
     assert ai["content"][0]["call_id"] == "call_1"
     assert tool == {"type": "tool", "content": "1", "id": None, "phase": None, "status": None}
+
+
+async def test_truncated_arguments_stay_raw_on_an_incomplete_item(client: AsyncOpenAI) -> None:
+    response = await client.responses.create(
+        model="truncated-call", input="x", tools=[CALCULATE_SUM]
+    )
+    assert response.status == "incomplete"
+    [call] = response.output
+    assert call.type == "function_call"
+    assert call.status == "incomplete"
+    assert call.arguments == '{"numbers": [1, 2'
+    stream = await client.responses.create(
+        model="truncated-call", input="x", tools=[CALCULATE_SUM], stream=True
+    )
+    events = [e async for e in stream]
+    assert events[-1].type == "response.incomplete"
+    done = next(e for e in events if e.type == "response.output_item.done")
+    assert done.item.status == "incomplete"
+    assert done.item.arguments == '{"numbers": [1, 2'

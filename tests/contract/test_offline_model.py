@@ -110,3 +110,64 @@ async def test_responses_tool_outputs_and_cap(model: AsyncOpenAI) -> None:
     assert response.incomplete_details.reason == "max_output_tokens"
     full = await model.responses.create(model="offline-model", input=TOOL_EXCHANGE)
     assert 'Tool outputs: "42 apples"' in full.output_text
+
+
+SUM_FUNCTION = {
+    "type": "function",
+    "name": "calculate_sum",
+    "parameters": {
+        "type": "object",
+        "properties": {"numbers": {"type": "array", "items": {"type": "integer"}}},
+    },
+}
+
+
+async def test_chat_calls_a_forced_tool_with_arguments_from_the_request(
+    model: AsyncOpenAI,
+) -> None:
+    tool = {"type": "function", "function": {k: v for k, v in SUM_FUNCTION.items() if k != "type"}}
+    completion = await model.chat.completions.create(
+        model="offline-model",
+        messages=[{"role": "user", "content": "Add 1, 2 and 40"}],
+        tools=[tool],
+        tool_choice="required",
+    )
+    [call] = completion.choices[0].message.tool_calls or []
+    assert completion.choices[0].finish_reason == "tool_calls"
+    assert call.function.arguments == '{"numbers":[1,2,40]}'
+
+
+async def test_responses_calls_a_named_custom_tool_when_streaming(model: AsyncOpenAI) -> None:
+    stream = await model.responses.create(
+        model="offline-model",
+        input="What package version is installed?",
+        tools=[{"type": "custom", "name": "package_version"}, SUM_FUNCTION],
+        stream=True,
+    )
+    events = [e async for e in stream]
+    kinds = [e.type for e in events]
+    assert "response.custom_tool_call_input.delta" in kinds
+    assert "response.function_call_arguments.delta" not in kinds  # not named, not forced
+    [call] = events[-1].response.output
+    assert call.type == "custom_tool_call"
+    assert call.input == "What package version is installed?"
+
+
+async def test_no_tool_is_called_after_a_tool_result(model: AsyncOpenAI) -> None:
+    response = await model.responses.create(
+        model="offline-model",
+        tools=[SUM_FUNCTION],
+        tool_choice="required",
+        input=[
+            {"role": "user", "content": "calculate sum 1 2"},
+            {
+                "type": "function_call",
+                "call_id": "c1",
+                "name": "calculate_sum",
+                "arguments": '{"numbers": [1, 2]}',
+            },
+            {"type": "function_call_output", "call_id": "c1", "output": "3"},
+        ],
+    )
+    assert [item.type for item in response.output] == ["message"]
+    assert 'Tool outputs: "3"' in response.output_text

@@ -227,6 +227,20 @@ REJECTIONS: list[tuple[dict[str, Any], str]] = [
     ),
     ({"input": [{"role": "wizard", "content": "x"}]}, "input[0].role"),
     ({"input": [{"type": "reasoning", "summary": []}]}, "input[0].type"),
+    (
+        {
+            "input": [
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [
+                        {"type": "output_text", "text": "{}", "annotations": [], "parsed": {"a": 1}}
+                    ],
+                }
+            ]
+        },
+        "input[0].content[0].parsed",
+    ),
 ]
 
 

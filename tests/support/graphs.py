@@ -286,6 +286,28 @@ def server_tool_graph(*, repeat_ids: bool = False, run_tools: bool = True) -> An
     return builder.compile()
 
 
+def truncated_call_graph() -> Any:
+    """A final message cut off by the token limit in the middle of a function call."""
+
+    async def node(state: MessagesState) -> dict[str, Any]:
+        message = AIMessage(
+            content="",
+            invalid_tool_calls=[
+                {
+                    "type": "invalid_tool_call",
+                    "id": "call_cut",
+                    "name": "calculate_sum",
+                    "args": '{"numbers": [1, 2',
+                    "error": None,
+                }
+            ],
+            response_metadata={"finish_reason": "length"},
+        )
+        return {"messages": [message]}
+
+    return _single_node(node)
+
+
 def create_registry() -> GraphRegistry:
     registry = demo_registry()
     tests: dict[str, GraphConfig] = {
@@ -336,6 +358,7 @@ def create_registry() -> GraphRegistry:
             features=frozenset({GraphFeature.INTERRUPTS}),
         ),
         "bad-citation": GraphConfig(graph=bad_citation_graph, description="Invalid span."),
+        "truncated-call": GraphConfig(graph=truncated_call_graph, description="Cut-off call."),
         "tool-runner": GraphConfig(
             graph=server_tool_graph,
             description="Runs selected server tools.",
