@@ -47,7 +47,9 @@ def lgos_app(offline_model: Server, searxng: Server, markers: Path) -> FastAPI:
 
     from tests.support.graphs import create_registry
 
-    return create_app(create_registry(), LGOSSettings(sse_ping_interval=PING_INTERVAL))
+    state_dir = Path(os.environ["LGOS_TEST_MARKERS"]).parent / "asgi-state"
+    settings = LGOSSettings(sse_ping_interval=PING_INTERVAL, state_dir=state_dir)
+    return create_app(create_registry(), settings)
 
 
 @pytest.fixture(scope="session")
@@ -63,6 +65,7 @@ def lgos_server(
         "LGOS_PORT": str(port),
         "LGOS_SSE_PING_INTERVAL": str(PING_INTERVAL),
         "LGOS_TEST_MARKERS": str(markers),
+        "LGOS_STATE_DIR": str(tmp_path_factory.mktemp("lgos-state")),
         "DEMO_API_OFFLINE_MODEL_URL": f"{offline_model.url}/v1",
         "DEMO_API_WEB_SEARCH_URL": searxng.url,
     }

@@ -6,6 +6,7 @@ from lgos import GraphRegistry
 
 from lgos_demo_graphs import (
     citation_events,
+    interruptible_approval,
     response_outcomes,
     server_tools,
     simple_graph,
@@ -21,5 +22,6 @@ def create_registry() -> GraphRegistry:
             "response-outcomes": response_outcomes.CONFIG,
             "citation-events": citation_events.CONFIG,
             "server-tools": server_tools.CONFIG,
+            "interruptible-approval": interruptible_approval.CONFIG,
         }
     )

@@ -14,6 +14,7 @@ from starlette.responses import Response
 
 from lgos.config import GraphRegistry
 from lgos.errors import LGOSError, ServerError, error_envelope
+from lgos.interrupts.runs import SecondInterruptError
 from lgos.protocol.chat.routes import router as chat_router
 from lgos.protocol.json import JSONResponse
 from lgos.protocol.models import router as models_router
@@ -79,6 +80,11 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def client_gone(request: Request, exc: ClientDisconnect) -> Response:
         # Nobody is listening; the run was already cancelled.
         return Response(status_code=499)
+
+    @app.exception_handler(SecondInterruptError)
+    async def second_interrupt(request: Request, exc: SecondInterruptError) -> Response:
+        logger.error("graph broke the one-interrupt-per-node rule", exc_info=exc)
+        return JSONResponse(ServerError().to_envelope(), status_code=500)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> Response:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
@@ -24,4 +25,14 @@ class LGOSSettings(BaseSettings):
     )
     redis_url: str | None = Field(
         default=None, description="Shared leases and queue; in-process when unset."
+    )
+    state_dir: Path = Field(
+        default=Path(".lgos"), description="Embedded SQLite checkpoints when no Postgres is set."
+    )
+    lease_ttl: float = Field(default=30.0, gt=0, description="Run lease expiry (renewed in use).")
+    interrupt_ttl: float = Field(
+        default=7 * 24 * 3600.0, gt=0, description="Paused runs older than this are swept."
+    )
+    sweep_interval: float = Field(
+        default=3600.0, ge=0, description="Seconds between expiry sweeps in `lgos serve`; 0: off."
     )

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
 from lgos.config import GraphRegistry
 from lgos.errors import InvalidRequestError, ModelNotFoundError
+from lgos.interrupts.keys import ScopeResolver, shared_scope
+from lgos.interrupts.resources import InterruptResources
 from lgos.runtime.runner import GraphRunner
 from lgos.settings import LGOSSettings
 
@@ -18,6 +20,11 @@ class AppState:
     registry: GraphRegistry
     runners: dict[str, GraphRunner]
     settings: LGOSSettings
+    scope_resolver: ScopeResolver = shared_scope
+    interrupts: InterruptResources = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.interrupts = InterruptResources(self.settings)
 
     def runner_for(self, model: Any) -> GraphRunner:
         if model is None:

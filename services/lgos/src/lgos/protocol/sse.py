@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from starlette.responses import Response
@@ -38,9 +38,16 @@ SSE_HEADERS: list[tuple[bytes, bytes]] = [
 class SSEResponse(Response):
     """Streams byte chunks produced by ``body`` (each already framed as SSE events)."""
 
-    def __init__(self, body: AsyncIterator[bytes], *, ping_interval: float) -> None:
+    def __init__(
+        self,
+        body: AsyncIterator[bytes],
+        *,
+        ping_interval: float,
+        on_close: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
         super().__init__(status_code=200, media_type="text/event-stream")
         self.body_iterator = body
+        self.on_close = on_close
         self.ping_interval = ping_interval
         self._pending: list[bytes] = []
         self._pending_bytes = 0
@@ -64,6 +71,9 @@ class SSEResponse(Response):
             for task in (producer, writer, *helpers):
                 task.cancel()
             await asyncio.gather(producer, writer, *helpers, return_exceptions=True)
+            if self.on_close is not None:
+                # Runs even when the body never started (a client gone before the first byte).
+                await asyncio.shield(self.on_close())
         for task in (producer, writer):
             if task.done() and not task.cancelled() and (exc := task.exception()) is not None:
                 logger.error("event stream failed", exc_info=exc)

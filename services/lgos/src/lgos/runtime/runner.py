@@ -7,7 +7,7 @@ parity: streamed deltas must add up to the final message's text.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +15,7 @@ from langchain_core.exceptions import ContextOverflowError
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.pregel import Pregel
-from langgraph.types import StreamMode
+from langgraph.types import Durability, StreamMode
 
 from lgos.config import GraphConfig
 from lgos.errors import ContextLengthExceededError, LGOSError, ServerError
@@ -68,6 +68,9 @@ class RunPlan:
     observer: RunObserver
     offered_functions: frozenset[str]
     server_tools: frozenset[str]
+    graph: Pregel[Any, Any, Any, Any]
+    finish: Callable[[RunOutcome], Awaitable[bool]] | None = None
+    """Called once the invocation has drained; returns True when the run paused."""
 
 
 class GraphRunner:
@@ -80,9 +83,20 @@ class GraphRunner:
         self._to_input = config.request_to_input or default_input
         self._to_message = config.output_to_message or default_output
 
-    def prepare(self, request: GraphRequest) -> RunPlan:
-        """Apply the graph's adapters; errors they raise reject the request before any output."""
-        graph_input = self._to_input(request)
+    def prepare(
+        self,
+        request: GraphRequest,
+        *,
+        graph: Pregel[Any, Any, Any, Any] | None = None,
+        thread_id: str | None = None,
+        command: Any = None,
+        finish: Callable[[RunOutcome], Awaitable[bool]] | None = None,
+    ) -> RunPlan:
+        """Apply the graph's adapters; errors they raise reject the request before any output.
+
+        Interrupt runs pass their checkpointed graph copy, thread and resume command.
+        """
+        graph_input = command if command is not None else self._to_input(request)
         if self.config.context_factory is not None:
             context = self.config.context_factory(request, request.settings)
         else:
@@ -96,9 +110,18 @@ class GraphRunner:
             "run_name": self.model,
             "metadata": metadata,
         }
+        if thread_id is not None:
+            run_config["configurable"] = {"thread_id": thread_id}
         offered = frozenset(str(tool["name"]) for tool in request.tools)
         return RunPlan(
-            graph_input, context, run_config, observer, offered, frozenset(request.server_tools)
+            graph_input,
+            context,
+            run_config,
+            observer,
+            offered,
+            frozenset(request.server_tools),
+            graph or self.graph,
+            finish,
         )
 
     async def invoke(self, plan: RunPlan) -> RunOutcome:
@@ -108,7 +131,7 @@ class GraphRunner:
         activity; everything else calls the graph once for its durable result.
         """
         try:
-            if plan.server_tools:
+            if plan.server_tools or plan.finish is not None:
                 outcome: RunOutcome | None = None
                 async for event in self._run(plan, stream_text=False):
                     if isinstance(event, RunOutcome):
@@ -139,8 +162,10 @@ class GraphRunner:
             modes.append("updates")
         streamed: list[str] = []
         final_state: Any = None
-        async for mode, data in self.graph.astream(
-            plan.input, plan.config, context=plan.context, stream_mode=modes
+        # Interrupt runs store state only when the invocation pauses or finishes.
+        durability: Durability | None = "exit" if plan.finish is not None else None
+        async for mode, data in plan.graph.astream(
+            plan.input, plan.config, context=plan.context, stream_mode=modes, durability=durability
         ):
             if mode == "messages":
                 chunk = data[0]
@@ -159,13 +184,27 @@ class GraphRunner:
                     yield event
             else:
                 final_state = data
-        outcome = outcome_of(self._to_message(final_state), observer.usage, plan.offered_functions)
+        paused = False
+        if plan.finish is not None and await self._paused(plan, final_state):
+            outcome = RunOutcome(text="".join(streamed), usage=observer.usage)
+            paused = await plan.finish(outcome)
+        else:
+            outcome = outcome_of(
+                self._to_message(final_state), observer.usage, plan.offered_functions
+            )
+            if plan.finish is not None:
+                paused = await plan.finish(outcome)
         if tracker is not None:
             outcome.tool_activity = tracker.finish()
-        if stream_text:
+        if stream_text and not paused:
             if not streamed:
                 if outcome.text:
                     yield TextDelta(outcome.text)
             elif "".join(streamed) != outcome.text:
                 raise ParityError("streamed text does not match the final assistant message")
         yield outcome
+
+    @staticmethod
+    async def _paused(plan: RunPlan, final_state: Any) -> bool:
+        """A run that stopped at interrupts has no final answer of this turn."""
+        return isinstance(final_state, dict) and bool(final_state.get("__interrupt__"))

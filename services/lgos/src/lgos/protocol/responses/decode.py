@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from uuid import UUID
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from lgos.config import GraphConfig
+from lgos.config import GraphConfig, GraphFeature
 from lgos.errors import InvalidRequestError
+from lgos.interrupts.ids import INTERRUPT_TOOL, interrupt_id_of, run_id_of
 from lgos.protocol import tools as tool_specs
 from lgos.protocol.metadata import check_metadata, resolve_metadata
 from lgos.protocol.pairing import CallLedger
@@ -59,8 +61,18 @@ _ROLES = {"user", "system", "developer", "assistant"}
 
 
 @dataclass(frozen=True, slots=True)
+class Resume:
+    """An interrupt continuation: the paused run and one answer per pending interrupt id."""
+
+    previous_response_id: str
+    run_id: UUID
+    answers: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
 class DecodedResponsesRequest:
     graph_request: GraphRequest
+    resume: Resume | None
     metadata: dict[str, str]
     instructions: str | None
     tools: list[dict[str, Any]]
@@ -75,12 +87,17 @@ def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedResp
         raise InvalidRequestError(
             "LGOS does not store responses; omit store or set it to false.", param="store"
         )
-    if body.get("previous_response_id") is not None:
-        raise InvalidRequestError(
-            "previous_response_id is reserved for resuming an interrupted run; send the "
-            "conversation's input items instead.",
-            param="previous_response_id",
-        )
+    interrupts = GraphFeature.INTERRUPTS in config.features
+    previous = body.get("previous_response_id")
+    resume: Resume | None = None
+    if previous is not None:
+        if not interrupts:
+            raise InvalidRequestError(
+                "previous_response_id is reserved for resuming an interrupted run; send the "
+                "conversation's input items instead.",
+                param="previous_response_id",
+            )
+        resume = decode_resume(previous, body.get("input"))
     if _optional(body, "background", bool):
         raise InvalidRequestError(
             f"The model '{model}' does not support background responses.", param="background"
@@ -97,9 +114,17 @@ def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedResp
     choice = tool_specs.tool_choice(body.get("tool_choice"), "tool_choice", functions, selected)
 
     messages: list[BaseMessage] = []
-    if instructions:
-        messages.append(SystemMessage(content=instructions))
-    messages.extend(decode_input(body.get("input")))
+    if resume is None:
+        if instructions:
+            messages.append(SystemMessage(content=instructions))
+        messages.extend(decode_input(body.get("input")))
+        if interrupts and ends_with_interrupt(body.get("input")):
+            raise InvalidRequestError(
+                "Answering an interrupt needs previous_response_id set to the paused Response "
+                "id; a replayed transcript cannot continue a paused run.",
+                param="previous_response_id",
+                code="missing_required_parameter",
+            )
 
     graph_request = GraphRequest(
         model=model,
@@ -116,6 +141,7 @@ def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedResp
     )
     return DecodedResponsesRequest(
         graph_request=graph_request,
+        resume=resume,
         metadata=metadata,
         instructions=instructions,
         tools=declared,
@@ -367,3 +393,68 @@ def _collapse(blocks: list[Any]) -> str | list[Any]:
     if len(blocks) == 1 and blocks[0]["type"] == "text":
         return str(blocks[0]["text"])
     return blocks
+
+
+def decode_resume(previous: Any, raw: Any) -> Resume:
+    """Only function_call_output items answering interrupt calls: the whole batch, once each."""
+    run_id = run_id_of(previous) if isinstance(previous, str) else None
+    if run_id is None:
+        raise InvalidRequestError(
+            "previous_response_id is not a paused LGOS Response id.",
+            param="previous_response_id",
+        )
+    if not isinstance(raw, list) or not raw:
+        raise InvalidRequestError(
+            "A resume sends only function_call_output items, one per pending interrupt call.",
+            param="input",
+        )
+    answers: dict[str, str] = {}
+    for index, item in enumerate(raw):
+        param = f"input[{index}]"
+        if not isinstance(item, dict) or item.get("type") != "function_call_output":
+            raise InvalidRequestError(
+                "A resume may only contain function_call_output items answering the paused "
+                "interrupt calls.",
+                param=f"{param}.type",
+            )
+        unknown = set(item) - {"type", "call_id", "output", "id", "status"}
+        if unknown:
+            field = sorted(unknown)[0]
+            raise InvalidRequestError(
+                f"Unknown parameter: '{param}.{field}'.",
+                param=f"{param}.{field}",
+                code="unknown_parameter",
+            )
+        call = item.get("call_id")
+        interrupt_id = interrupt_id_of(call) if isinstance(call, str) else None
+        if interrupt_id is None:
+            raise InvalidRequestError(
+                "call_id is not an interrupt call id from the paused Response.",
+                param=f"{param}.call_id",
+            )
+        output = item.get("output")
+        if not isinstance(output, str):
+            raise InvalidRequestError(
+                f"'{param}.output' must be a string.", param=f"{param}.output"
+            )
+        if interrupt_id in answers:
+            raise InvalidRequestError(
+                f"Duplicate output for interrupt call '{call}'.",
+                param=f"{param}.call_id",
+                code="duplicate_tool_output",
+            )
+        answers[interrupt_id] = output
+    return Resume(previous, run_id, answers)
+
+
+def ends_with_interrupt(raw: Any) -> bool:
+    """An ordinary request whose input ends with interrupt calls or their outputs."""
+    if not isinstance(raw, list) or not raw or not isinstance(raw[-1], dict):
+        return False
+    last = raw[-1]
+    if last.get("type") == "function_call":
+        return last.get("name") == INTERRUPT_TOOL
+    if last.get("type") == "function_call_output":
+        call = last.get("call_id")
+        return isinstance(call, str) and interrupt_id_of(call) is not None
+    return False

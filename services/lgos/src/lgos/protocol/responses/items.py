@@ -27,6 +27,7 @@ class ResponseShell:
     model: str
     request: DecodedResponsesRequest
     id: str = field(default_factory=response_id)
+    previous_response_id: str | None = None
     created_at: int = field(default_factory=lambda: int(time.time()))
 
     def build(
@@ -51,7 +52,7 @@ class ResponseShell:
             "instructions": self.request.instructions,
             "metadata": self.request.metadata,
             "parallel_tool_calls": self.request.parallel_tool_calls,
-            "previous_response_id": None,
+            "previous_response_id": self.previous_response_id,
             "store": False,
             "temperature": None,
             "top_p": None,

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
+
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from lgos.config import GraphFeature
 from lgos.errors import NotFoundError
 from lgos.protocol.cancel import run_or_cancel
 from lgos.protocol.json import JSONResponse
-from lgos.protocol.responses.decode import decode
+from lgos.protocol.responses.decode import DecodedResponsesRequest, decode
 from lgos.protocol.responses.events import build_response, encode_stream
 from lgos.protocol.responses.items import ResponseShell
 from lgos.protocol.sse import SSEResponse
 from lgos.protocol.validation import parse_json_body
-from lgos.state import StateDep
+from lgos.runtime.runner import GraphRunner
+from lgos.state import AppState, StateDep
 
 router = APIRouter(tags=["responses"])
 
@@ -23,6 +28,8 @@ async def create_response(request: Request, state: StateDep) -> Response | SSERe
     body = parse_json_body(await request.body())
     runner = state.runner_for(body.get("model"))
     decoded = decode(body, runner.model, runner.config)
+    if GraphFeature.INTERRUPTS in runner.config.features:
+        return await _interrupt_response(request, state, runner, decoded)
     plan = runner.prepare(decoded.graph_request)
     shell = ResponseShell(model=runner.model, request=decoded)
     if decoded.graph_request.stream:
@@ -30,6 +37,47 @@ async def create_response(request: Request, state: StateDep) -> Response | SSERe
             encode_stream(runner, plan, shell), ping_interval=state.settings.sse_ping_interval
         )
     outcome = await run_or_cancel(request, runner.invoke(plan))
+    return JSONResponse(build_response(shell, outcome))
+
+
+async def _interrupt_response(
+    request: Request, state: AppState, runner: GraphRunner, decoded: DecodedResponsesRequest
+) -> Response:
+    """Start or resume an interrupt run under its lease; the lease ends with the response."""
+    service = await state.interrupts.service()
+    scope = state.scope_resolver(request)
+    if decoded.resume is None:
+        run = await service.start(runner.graph, scope, runner.model)
+    else:
+        resume = decoded.resume
+        run = await service.resume(runner.graph, scope, runner.model, resume.run_id, resume.answers)
+    try:
+        plan = runner.prepare(
+            decoded.graph_request,
+            graph=run.graph,
+            thread_id=run.thread_id,
+            command=run.command,
+            finish=functools.partial(service.finish, run),
+        )
+    except BaseException:
+        await service.close(run)
+        raise
+    shell = ResponseShell(
+        model=runner.model,
+        request=decoded,
+        id=run.response_id,
+        previous_response_id=decoded.resume.previous_response_id if decoded.resume else None,
+    )
+    if decoded.graph_request.stream:
+        return SSEResponse(
+            encode_stream(runner, plan, shell),
+            ping_interval=state.settings.sse_ping_interval,
+            on_close=functools.partial(service.close, run),
+        )
+    try:
+        outcome = await run_or_cancel(request, runner.invoke(plan))
+    finally:
+        await asyncio.shield(service.close(run))
     return JSONResponse(build_response(shell, outcome))
 
 
