@@ -8,17 +8,19 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Annotated, Any, TypedDict
 
 import orjson
 from langchain_core.exceptions import ContextOverflowError
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import tool
 from langchain_openai import custom_tool
 from langgraph.config import get_stream_writer
 from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.graph.message import add_messages
 from langgraph.prebuilt import ToolNode
 from langgraph.runtime import Runtime
+from langgraph.types import interrupt
 from lgos import (
     ClientSettings,
     GraphConfig,
@@ -308,6 +310,71 @@ def truncated_call_graph() -> Any:
     return _single_node(node)
 
 
+class PairState(TypedDict, total=False):
+    messages: Annotated[list[Any], add_messages]
+    left: str
+    right: str
+
+
+def parallel_interrupts_graph() -> Any:
+    """Two parallel nodes, each asking once: one atomic batch of two calls."""
+
+    def left(state: PairState) -> dict[str, Any]:
+        return {"left": interrupt({"question": "left?"})}
+
+    def right(state: PairState) -> dict[str, Any]:
+        return {"right": interrupt({"question": "right?"})}
+
+    def join(state: PairState) -> dict[str, Any]:
+        return {"messages": [AIMessage(content=f"left={state['left']} right={state['right']}")]}
+
+    builder = StateGraph(PairState)
+    builder.add_node("left", left)
+    builder.add_node("right", right)
+    builder.add_node("join", join)
+    builder.add_edge(START, "left")
+    builder.add_edge(START, "right")
+    builder.add_edge(["left", "right"], "join")
+    return builder.compile()
+
+
+def double_interrupt_graph() -> Any:
+    """Breaks the rule: one node calls interrupt() twice."""
+
+    def node(state: MessagesState) -> dict[str, Any]:
+        first = interrupt({"question": "first?"})
+        second = interrupt({"question": "second?"})
+        return {"messages": [AIMessage(content=f"{first} {second}")]}
+
+    return _single_node(node)
+
+
+class SlowInterruptSettings(ClientSettings):
+    seconds: float = 1.5
+    fail: bool = False
+
+
+def slow_after_resume_graph() -> Any:
+    """Asks once; after the answer works for ``seconds`` (or fails), then answers."""
+
+    def ask(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [HumanMessage(content=str(interrupt({"question": "go?"})))]}
+
+    async def work(state: MessagesState, runtime: Runtime[SlowInterruptSettings]) -> dict[str, Any]:
+        settings = runtime.context or SlowInterruptSettings()
+        await asyncio.sleep(settings.seconds)
+        if settings.fail:
+            raise RuntimeError(SECRET)
+        return {"messages": [AIMessage(content=f"done after {state['messages'][-1].content}")]}
+
+    builder = StateGraph(MessagesState, context_schema=SlowInterruptSettings)
+    builder.add_node("ask", ask)
+    builder.add_node("work", work)
+    builder.add_edge(START, "ask")
+    builder.add_edge("ask", "work")
+    return builder.compile()
+
+
 def create_registry() -> GraphRegistry:
     registry = demo_registry()
     tests: dict[str, GraphConfig] = {
@@ -359,6 +426,22 @@ def create_registry() -> GraphRegistry:
         ),
         "bad-citation": GraphConfig(graph=bad_citation_graph, description="Invalid span."),
         "truncated-call": GraphConfig(graph=truncated_call_graph, description="Cut-off call."),
+        "parallel-interrupts": GraphConfig(
+            graph=parallel_interrupts_graph,
+            description="Two parallel interrupts.",
+            features=frozenset({GraphFeature.INTERRUPTS}),
+        ),
+        "double-interrupt": GraphConfig(
+            graph=double_interrupt_graph,
+            description="Two interrupts in one node.",
+            features=frozenset({GraphFeature.INTERRUPTS}),
+        ),
+        "slow-after-resume": GraphConfig(
+            graph=slow_after_resume_graph,
+            description="Works for a while after the answer.",
+            features=frozenset({GraphFeature.INTERRUPTS}),
+            client_settings=SlowInterruptSettings,
+        ),
         "tool-runner": GraphConfig(
             graph=server_tool_graph,
             description="Runs selected server tools.",

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -12,9 +15,11 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
-from lgos.config import GraphRegistry
+from lgos.config import GraphFeature, GraphRegistry
 from lgos.errors import LGOSError, ServerError, error_envelope
+from lgos.interrupts.keys import ScopeResolver, shared_scope
 from lgos.interrupts.runs import SecondInterruptError
+from lgos.interrupts.sweep import sweep_forever
 from lgos.protocol.chat.routes import router as chat_router
 from lgos.protocol.json import JSONResponse
 from lgos.protocol.models import router as models_router
@@ -35,11 +40,41 @@ def build_runners(registry: GraphRegistry) -> dict[str, GraphRunner]:
     return runners
 
 
-def create_app(registry: GraphRegistry, settings: LGOSSettings | None = None) -> FastAPI:
-    """Serve ``registry`` over the OpenAI Models, Responses and Chat Completions APIs."""
+def create_app(
+    registry: GraphRegistry,
+    settings: LGOSSettings | None = None,
+    *,
+    scope_resolver: ScopeResolver = shared_scope,
+) -> FastAPI:
+    """Serve ``registry`` over the OpenAI Models, Responses and Chat Completions APIs.
+
+    ``scope_resolver`` maps each request to the server-trusted scope that isolates interrupt
+    runs; the default single shared scope suits single-tenant deployments only.
+    """
     settings = settings or LGOSSettings()
-    app = FastAPI(title="LangGraph OpenAI Serve", version="0.1.0")
-    app.state.lgos = AppState(registry=registry, runners=build_runners(registry), settings=settings)
+    state = AppState(
+        registry=registry,
+        runners=build_runners(registry),
+        settings=settings,
+        scope_resolver=scope_resolver,
+    )
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        sweeper = None
+        interrupt_graphs = any(GraphFeature.INTERRUPTS in c.features for c in registry.values())
+        if interrupt_graphs and settings.sweep_interval > 0:
+            sweeper = asyncio.create_task(sweep_forever(state.interrupts, settings))
+        try:
+            yield
+        finally:
+            if sweeper is not None:
+                sweeper.cancel()
+                await asyncio.gather(sweeper, return_exceptions=True)
+            await state.interrupts.aclose()
+
+    app = FastAPI(title="LangGraph OpenAI Serve", version="0.1.0", lifespan=lifespan)
+    app.state.lgos = state
     app.include_router(models_router)
     app.include_router(responses_router)
     app.include_router(chat_router)
