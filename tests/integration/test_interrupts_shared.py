@@ -1,0 +1,235 @@
+"""Interrupts on real PostgreSQL and Redis, across two LGOS processes.
+
+PostgreSQL and Redis come from LGOS_TEST_POSTGRES_URI / LGOS_TEST_REDIS_URL (defaults: the
+servers this machine kind runs on 127.0.0.1). Each session gets a fresh database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import psycopg
+import pytest
+from lgos.interrupts.coordinator import LeaseLostError
+from lgos.interrupts.persistence import FencedSaver, open_saver
+from lgos.interrupts.redis_coordinator import RedisCoordinator
+from lgos.interrupts.sweep import delete_expired_interrupt_runs
+from openai import AsyncOpenAI
+
+from tests.conftest import sdk_client
+from tests.support.servers import Server, free_port, serve
+
+pytestmark = pytest.mark.asyncio
+
+ADMIN_URI = os.environ.get(
+    "LGOS_TEST_POSTGRES_URI", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
+REDIS_URL = os.environ.get("LGOS_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
+LEASE_TTL = 2.0
+
+
+@pytest.fixture(scope="module")
+def postgres_uri() -> Iterator[str]:
+    name = f"lgos_it_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(ADMIN_URI, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    base = ADMIN_URI.rsplit("/", 1)[0]
+    try:
+        yield f"{base}/{name}"
+    finally:
+        with psycopg.connect(ADMIN_URI, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def shared_env(postgres_uri: str, offline_model: Server, tmp: Path) -> dict[str, str]:
+    return {
+        "LGOS_POSTGRES_URI": postgres_uri,
+        "LGOS_REDIS_URL": REDIS_URL,
+        "LGOS_LEASE_TTL": str(LEASE_TTL),
+        "LGOS_STATE_DIR": str(tmp),
+        "DEMO_API_OFFLINE_MODEL_URL": f"{offline_model.url}/v1",
+    }
+
+
+@pytest.fixture(scope="module")
+def two_servers(
+    postgres_uri: str, offline_model: Server, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Server, Server]]:
+    tmp = tmp_path_factory.mktemp("shared")
+    env = shared_env(postgres_uri, offline_model, tmp)
+    a_port, b_port = free_port(), free_port()
+    target = "tests.support.graphs:create_registry"
+    with (
+        serve(
+            ["lgos", "serve", target, "--port", str(a_port)],
+            port=a_port,
+            env=env,
+            log=tmp / "a.log",
+        ) as a,
+        serve(
+            ["lgos", "serve", target, "--port", str(b_port)],
+            port=b_port,
+            env=env,
+            log=tmp / "b.log",
+        ) as b,
+    ):
+        yield a, b
+
+
+@pytest.fixture
+async def clients(two_servers: tuple[Server, Server]) -> AsyncIterator[tuple[AsyncOpenAI, ...]]:
+    a, b = two_servers
+    async with sdk_client(f"{a.url}/v1") as ca, sdk_client(f"{b.url}/v1") as cb:
+        yield ca, cb
+
+
+def answer(call: Any, output: str) -> dict[str, Any]:
+    return {"type": "function_call_output", "call_id": call.call_id, "output": output}
+
+
+async def test_pause_on_one_process_resume_on_the_other(
+    clients: tuple[AsyncOpenAI, AsyncOpenAI],
+) -> None:
+    a, b = clients
+    paused = await a.responses.create(model="interruptible-approval", input="Ship it")
+    again = await b.responses.create(
+        model="interruptible-approval",
+        previous_response_id=paused.id,
+        input=[answer(paused.output[0], "add a changelog")],
+    )
+    assert again.output[0].name == "lgos_interrupt"
+    events = [
+        e
+        async for e in await a.responses.create(
+            model="interruptible-approval",
+            previous_response_id=again.id,
+            stream=True,
+            input=[answer(again.output[0], "approve")],
+        )
+    ]
+    assert events[-1].type == "response.completed"
+    assert events[-1].response.output_text.startswith("Decision: approved.")
+    with pytest.raises(openai.ConflictError):  # completed: the thread is gone everywhere
+        await b.responses.create(
+            model="interruptible-approval",
+            previous_response_id=again.id,
+            input=[answer(again.output[0], "approve")],
+        )
+
+
+async def test_racing_resumes_across_processes(clients: tuple[AsyncOpenAI, AsyncOpenAI]) -> None:
+    a, b = clients
+    paused = await a.responses.create(model="slow-after-resume", input="race")
+    resume = {
+        "model": "slow-after-resume",
+        "previous_response_id": paused.id,
+        "input": [answer(paused.output[0], "go")],
+    }
+    results = await asyncio.gather(
+        a.responses.create(**resume),
+        b.responses.create(**resume),
+        b.responses.create(**resume),
+        return_exceptions=True,
+    )
+    winners = [r for r in results if not isinstance(r, BaseException)]
+    losers = [r for r in results if isinstance(r, BaseException)]
+    assert len(winners) == 1, results
+    assert all(isinstance(r, openai.ConflictError) for r in losers), losers
+    assert any(getattr(r, "code", None) == "run_busy" for r in losers)
+
+
+async def test_killed_process_leaves_a_resumable_run_not_a_stuck_lease(
+    postgres_uri: str,
+    offline_model: Server,
+    two_servers: tuple[Server, Server],
+    tmp_path: Path,
+) -> None:
+    env = shared_env(postgres_uri, offline_model, tmp_path)
+    port = free_port()
+    _, survivor = two_servers
+    with serve(
+        ["lgos", "serve", "tests.support.graphs:create_registry", "--port", str(port)],
+        port=port,
+        env=env,
+        log=tmp_path / "victim.log",
+    ) as victim:
+        async with (
+            sdk_client(f"{victim.url}/v1") as doomed,
+            sdk_client(f"{survivor.url}/v1") as other,
+        ):
+            paused = await doomed.responses.create(model="slow-after-resume", input="crash")
+            resume = {
+                "model": "slow-after-resume",
+                "previous_response_id": paused.id,
+                "input": [answer(paused.output[0], "go")],
+                "metadata": {"lgos_settings": '{"seconds": 30}'},
+            }
+            pending = asyncio.ensure_future(doomed.responses.create(**resume))
+            await asyncio.sleep(1.0)  # the resume holds the lease and is mid-run
+            victim.process.send_signal(signal.SIGKILL)
+            with pytest.raises(openai.APIConnectionError):
+                await pending
+            with pytest.raises(openai.ConflictError) as busy:
+                await other.responses.create(**resume)
+            assert busy.value.code == "run_busy"
+            await asyncio.sleep(LEASE_TTL + 0.5)  # the dead holder's lease expires
+            resume["metadata"] = {"lgos_settings": '{"seconds": 0}'}
+            done = await other.responses.create(**resume)
+            assert done.output_text == "done after go"
+
+
+async def test_fencing_refuses_writes_after_the_lease_is_lost(
+    postgres_uri: str, tmp_path: Path
+) -> None:
+    coordinator = RedisCoordinator(REDIS_URL, ttl=0.3)
+    async with AsyncExitStack() as stack:
+        saver = await open_saver(stack, postgres_uri, tmp_path)
+        key = f"fence-test-{uuid.uuid4().hex}"
+        first = await coordinator.acquire(key)
+        assert first is not None
+        assert await coordinator.acquire(key) is None  # held
+        await asyncio.sleep(0.5)  # expired
+        second = await coordinator.acquire(key)
+        assert second is not None
+        assert second.token > first.token
+        stale = FencedSaver(saver, coordinator, first)
+        config = {"configurable": {"thread_id": key, "checkpoint_ns": ""}}
+        with pytest.raises(LeaseLostError):
+            await stale.aput_writes(config, [("x", 1)], "task")  # type: ignore[arg-type]
+        assert await coordinator.holds(second)
+        await coordinator.release(second)
+        await coordinator.release(first)  # not the holder: no effect, no error
+    await coordinator.close()
+
+
+async def test_sweep_on_postgres(
+    clients: tuple[AsyncOpenAI, AsyncOpenAI], postgres_uri: str, tmp_path: Path
+) -> None:
+    a, b = clients
+    abandoned = await a.responses.create(model="interruptible-approval", input="forget me")
+    async with AsyncExitStack() as stack:
+        saver = await open_saver(stack, postgres_uri, tmp_path)
+        swept = await delete_expired_interrupt_runs(saver, timedelta(seconds=-1))
+    assert swept
+    with pytest.raises(openai.ConflictError):
+        await b.responses.create(
+            model="interruptible-approval",
+            previous_response_id=abandoned.id,
+            input=[answer(abandoned.output[0], "approve")],
+        )
+
+
+async def test_health_of_both(two_servers: tuple[Server, Server]) -> None:
+    async with httpx.AsyncClient() as http:
+        for server in two_servers:
+            assert (await http.get(f"{server.url}/health")).json()["status"] == "ok"
