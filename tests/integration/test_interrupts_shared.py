@@ -233,3 +233,31 @@ async def test_health_of_both(two_servers: tuple[Server, Server]) -> None:
     async with httpx.AsyncClient() as http:
         for server in two_servers:
             assert (await http.get(f"{server.url}/health")).json()["status"] == "ok"
+
+
+async def test_lgos_sweep_command(
+    clients: tuple[AsyncOpenAI, AsyncOpenAI], postgres_uri: str, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    a, _ = clients
+    abandoned = await a.responses.create(model="interruptible-approval", input="sweep me")
+    env = {**os.environ, "LGOS_POSTGRES_URI": postgres_uri}
+    result = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "lgos", "sweep", "--ttl", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("swept ")
+    assert int(result.stdout.split()[1]) >= 1
+    with pytest.raises(openai.ConflictError):
+        await a.responses.create(
+            model="interruptible-approval",
+            previous_response_id=abandoned.id,
+            input=[answer(abandoned.output[0], "approve")],
+        )

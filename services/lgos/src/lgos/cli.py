@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import importlib
 import logging
+import sys
 from collections.abc import Sequence
+from contextlib import AsyncExitStack
+from datetime import timedelta
 
 import uvicorn
 from fastapi import FastAPI
 
 from lgos.app import create_app
 from lgos.config import GraphRegistry
+from lgos.interrupts.persistence import open_saver
+from lgos.interrupts.sweep import delete_expired_interrupt_runs
 from lgos.logs import configure_logging
 from lgos.settings import LGOSSettings
 
@@ -33,6 +39,12 @@ def build_app(target: str, settings: LGOSSettings) -> FastAPI:
     return create_app(load_registry(target), settings)
 
 
+async def sweep_once(settings: LGOSSettings, ttl: timedelta) -> list[str]:
+    async with AsyncExitStack() as stack:
+        saver = await open_saver(stack, settings.postgres_uri, settings.state_dir)
+        return await delete_expired_interrupt_runs(saver, ttl)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="lgos", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -40,7 +52,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     serve.add_argument("target", help="MODULE:FACTORY returning a GraphRegistry")
     serve.add_argument("--host", help="bind address (LGOS_HOST, default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (LGOS_PORT, default 3004)")
+    sweep = commands.add_parser(
+        "sweep", help="delete paused interrupt runs older than the TTL, then exit"
+    )
+    sweep.add_argument(
+        "--ttl", type=float, help="seconds (LGOS_INTERRUPT_TTL, default 7 days); 0 sweeps all"
+    )
     args = parser.parse_args(argv)
+    if args.command == "sweep":
+        settings = LGOSSettings()
+        configure_logging(settings.log_level)
+        ttl = settings.interrupt_ttl if args.ttl is None else args.ttl
+        swept = asyncio.run(sweep_once(settings, timedelta(seconds=ttl)))
+        sys.stdout.write(f"swept {len(swept)} expired interrupt run(s)\n")
+        return
 
     overrides = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
     settings = LGOSSettings(**overrides)

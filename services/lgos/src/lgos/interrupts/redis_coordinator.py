@@ -1,8 +1,8 @@
 """Run leases on Redis, shared by every LGOS process of a deployment.
 
 ``lgos:lease:<key>`` holds the current fencing token with an expiry; ``lgos:fence:<key>`` is the
-counter that issues tokens. Renewal and release are compare-and-set scripts, so only the
-current holder can extend or drop a lease.
+counter that issues tokens (kept a day after its last grant, far beyond any lease). Renewal and
+release are compare-and-set scripts, so only the current holder can extend or drop a lease.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from lgos.interrupts.coordinator import Lease
 _ACQUIRE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local token = redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], 86400000)
 redis.call('SET', KEYS[1], token, 'PX', ARGV[1])
 return token
 """
