@@ -340,3 +340,11 @@ async def test_scopes_are_isolated(tmp_path: Any, offline_model: Any) -> None:
         done = await client.responses.create(**resume, extra_headers={"x-test-tenant": "a"})
         assert done.output_text.startswith("Decision: approved.")
         await app.state.lgos.interrupts.aclose()
+
+
+async def test_graphs_get_the_store(client: AsyncOpenAI) -> None:
+    note = f"note-{id(client)}"
+    noted = await client.responses.create(model="notes", input=f"remember {note}")
+    assert noted.output_text == f"noted {note}"
+    listed = await client.responses.create(model="notes", input="list")
+    assert note in listed.output_text.split(" | ")

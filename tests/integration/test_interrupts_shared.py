@@ -261,3 +261,16 @@ async def test_lgos_sweep_command(
             previous_response_id=abandoned.id,
             input=[answer(abandoned.output[0], "approve")],
         )
+
+
+async def test_store_is_shared_through_postgres(
+    clients: tuple[AsyncOpenAI, AsyncOpenAI], postgres_uri: str
+) -> None:
+    a, b = clients
+    note = f"shared-{uuid.uuid4().hex[:8]}"
+    await a.responses.create(model="notes", input=f"remember {note}")
+    listed = await b.responses.create(model="notes", input="list")
+    assert note in listed.output_text.split(" | ")
+    with psycopg.connect(postgres_uri) as conn:
+        rows = conn.execute("select key from store where prefix = 'test-notes'").fetchall()
+    assert (note,) in rows

@@ -375,6 +375,25 @@ def slow_after_resume_graph() -> Any:
     return builder.compile()
 
 
+def notes_graph() -> Any:
+    """Keeps notes in the deployment's LangGraph Store: 'remember X' adds, anything else lists."""
+
+    async def node(state: MessagesState, runtime: Runtime[None]) -> dict[str, Any]:
+        store = runtime.store
+        assert store is not None, "LGOS gives every graph its Store"
+        text = str(state["messages"][-1].content)
+        if text.startswith("remember "):
+            note = text.removeprefix("remember ")
+            await store.aput(("test-notes",), note, {"text": note})
+            reply = f"noted {note}"
+        else:
+            items = await store.asearch(("test-notes",), limit=100)
+            reply = " | ".join(sorted(str(i.value["text"]) for i in items))
+        return {"messages": [AIMessage(content=reply)]}
+
+    return _single_node(node)
+
+
 def create_registry() -> GraphRegistry:
     registry = demo_registry()
     tests: dict[str, GraphConfig] = {
@@ -426,6 +445,7 @@ def create_registry() -> GraphRegistry:
         ),
         "bad-citation": GraphConfig(graph=bad_citation_graph, description="Invalid span."),
         "truncated-call": GraphConfig(graph=truncated_call_graph, description="Cut-off call."),
+        "notes": GraphConfig(graph=notes_graph, description="Uses the Store."),
         "parallel-interrupts": GraphConfig(
             graph=parallel_interrupts_graph,
             description="Two parallel interrupts.",

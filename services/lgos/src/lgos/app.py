@@ -61,6 +61,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await state.open()
         sweeper = None
         interrupt_graphs = any(GraphFeature.INTERRUPTS in c.features for c in registry.values())
         if interrupt_graphs and settings.sweep_interval > 0:
@@ -71,7 +72,7 @@ def create_app(
             if sweeper is not None:
                 sweeper.cancel()
                 await asyncio.gather(sweeper, return_exceptions=True)
-            await state.interrupts.aclose()
+            await state.aclose()
 
     app = FastAPI(title="LangGraph OpenAI Serve", version="0.1.0", lifespan=lifespan)
     app.state.lgos = state

@@ -83,6 +83,10 @@ class GraphRunner:
         self._to_input = config.request_to_input or default_input
         self._to_message = config.output_to_message or default_output
 
+    def attach_store(self, store: Any) -> None:
+        """Serve the graph with the deployment's LangGraph Store (application data)."""
+        self.graph = self.graph.copy(update={"store": store})
+
     def prepare(
         self,
         request: GraphRequest,
