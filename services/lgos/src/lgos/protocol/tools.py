@@ -6,6 +6,7 @@ from typing import Any
 
 from lgos.config import GraphConfig
 from lgos.errors import InvalidRequestError
+from lgos.protocol.validation import reject_unknown
 
 WEB_SEARCH = "web_search"
 _FUNCTION_FIELDS = frozenset({"type", "name", "description", "parameters", "strict"})
@@ -16,14 +17,7 @@ def function_tool(spec: Any, param: str, config: GraphConfig) -> dict[str, Any]:
     """A flat ``{"type": "function", "name", ...}`` function; it must not shadow a server tool."""
     if not isinstance(spec, dict):
         raise InvalidRequestError(f"Invalid '{param}': expected an object.", param=param)
-    unknown = set(spec) - _FUNCTION_FIELDS
-    if unknown:
-        field = sorted(unknown)[0]
-        raise InvalidRequestError(
-            f"Unknown parameter: '{param}.{field}'.",
-            param=f"{param}.{field}",
-            code="unknown_parameter",
-        )
+    reject_unknown(spec, _FUNCTION_FIELDS, param)
     name = spec.get("name")
     if not isinstance(name, str) or not name:
         raise InvalidRequestError(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, TypeVar
 
 import orjson
@@ -54,6 +54,32 @@ def check_fields(
             param=key,
             code="unknown_parameter",
         )
+
+
+def reject_unknown(
+    item: Mapping[str, Any],
+    allowed: Collection[str],
+    param: str,
+    *,
+    code: str = "unknown_parameter",
+    label: str = "Unknown parameter",
+) -> None:
+    """400 naming the first field of ``item`` (an object at ``param``) outside ``allowed``."""
+    unknown = set(item) - set(allowed)
+    if unknown:
+        field = sorted(unknown)[0]
+        raise InvalidRequestError(
+            f"{label}: '{param}.{field}'.", param=f"{param}.{field}", code=code
+        )
+
+
+def require_string(item: Mapping[str, Any], key: str, param: str) -> str:
+    value = item.get(key)
+    if not isinstance(value, str):
+        raise InvalidRequestError(
+            f"Invalid type for '{param}.{key}': expected a string.", param=f"{param}.{key}"
+        )
+    return value
 
 
 def format_param(location: Sequence[int | str], prefix: str = "") -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,7 @@ from lgos.errors import InvalidRequestError
 from lgos.protocol import tools as tool_specs
 from lgos.protocol.metadata import check_metadata, resolve_metadata
 from lgos.protocol.pairing import CallLedger
-from lgos.protocol.validation import GENERATION_CONTROL, check_fields
+from lgos.protocol.validation import GENERATION_CONTROL, check_fields, reject_unknown
 from lgos.request import GraphRequest
 
 ALLOWED_FIELDS = frozenset(
@@ -199,15 +200,9 @@ def decode_messages(raw: Any) -> list[BaseMessage]:
     return messages
 
 
-def _check_keys(message: dict[str, Any], allowed: set[str], param: str) -> None:
-    unknown = set(message) - allowed
-    if unknown:
-        field = sorted(unknown)[0]
-        raise InvalidRequestError(
-            f"Unsupported parameter: '{param}.{field}'.",
-            param=f"{param}.{field}",
-            code="unsupported_parameter",
-        )
+_reject_unknown = functools.partial(
+    reject_unknown, code="unsupported_parameter", label="Unsupported parameter"
+)
 
 
 def _text_content(content: Any, param: str, *, files: bool = False) -> str | list[Any]:
@@ -252,19 +247,19 @@ def _file_part(part: dict[str, Any], param: str) -> dict[str, Any]:
 
 
 def _system(message: dict[str, Any], param: str) -> BaseMessage:
-    _check_keys(message, {"role", "content", "name"}, param)
+    _reject_unknown(message, {"role", "content", "name"}, param)
     return SystemMessage(content=_text_content(message.get("content"), f"{param}.content"))
 
 
 def _user(message: dict[str, Any], param: str) -> BaseMessage:
-    _check_keys(message, {"role", "content", "name"}, param)
+    _reject_unknown(message, {"role", "content", "name"}, param)
     return HumanMessage(
         content=_text_content(message.get("content"), f"{param}.content", files=True)
     )
 
 
 def _assistant(message: dict[str, Any], param: str) -> BaseMessage:
-    _check_keys(
+    _reject_unknown(
         message,
         {
             "role",
@@ -348,7 +343,7 @@ def _tool_call(call: Any, param: str) -> dict[str, Any]:
 
 
 def _tool(message: dict[str, Any], param: str) -> BaseMessage:
-    _check_keys(message, {"role", "content", "tool_call_id"}, param)
+    _reject_unknown(message, {"role", "content", "tool_call_id"}, param)
     call_id = message.get("tool_call_id")
     if not isinstance(call_id, str):
         raise InvalidRequestError(

@@ -15,7 +15,12 @@ from lgos.protocol import tools as tool_specs
 from lgos.protocol.metadata import check_metadata, resolve_metadata
 from lgos.protocol.pairing import CallLedger
 from lgos.protocol.responses.tool_items import TOOL_ITEM_DECODERS
-from lgos.protocol.validation import GENERATION_CONTROL, check_fields
+from lgos.protocol.validation import (
+    GENERATION_CONTROL,
+    check_fields,
+    reject_unknown,
+    require_string,
+)
 from lgos.request import GraphRequest
 
 ALLOWED_FIELDS = frozenset(
@@ -252,14 +257,7 @@ _MESSAGE_FIELDS = frozenset({"type", "role", "content", "id", "status", "phase"}
 
 
 def _decode_message(item: dict[str, Any], param: str) -> BaseMessage:
-    unknown = set(item) - _MESSAGE_FIELDS
-    if unknown:
-        field = sorted(unknown)[0]
-        raise InvalidRequestError(
-            f"Unknown parameter: '{param}.{field}'.",
-            param=f"{param}.{field}",
-            code="unknown_parameter",
-        )
+    reject_unknown(item, _MESSAGE_FIELDS, param)
     role = item.get("role")
     if role not in _ROLES:
         raise InvalidRequestError(
@@ -294,8 +292,8 @@ def _decode_input_content(content: Any, param: str, *, allow_files: bool) -> str
         part_param = f"{param}[{index}]"
         kind = part.get("type") if isinstance(part, dict) else None
         if kind == "input_text":
-            _exact_keys(part, {"type", "text"}, part_param)
-            blocks.append({"type": "text", "text": _string(part, "text", part_param)})
+            reject_unknown(part, {"type", "text"}, part_param)
+            blocks.append({"type": "text", "text": require_string(part, "text", part_param)})
         elif kind == "input_file" and allow_files:
             blocks.append(_decode_file(part, part_param))
         else:
@@ -315,8 +313,8 @@ def _decode_file(part: dict[str, Any], param: str) -> dict[str, Any]:
                 "Files API and send its file_id.",
                 param=f"{param}.{key}",
             )
-    _exact_keys(part, {"type", "file_id", "file_data", "file_url", "filename", "detail"}, param)
-    return {"type": "file", "file_id": _string(part, "file_id", param)}
+    reject_unknown(part, {"type", "file_id", "file_data", "file_url", "filename", "detail"}, param)
+    return {"type": "file", "file_id": require_string(part, "file_id", param)}
 
 
 def _decode_assistant(item: dict[str, Any], content: Any, param: str) -> AIMessage:
@@ -328,19 +326,26 @@ def _decode_assistant(item: dict[str, Any], content: Any, param: str) -> AIMessa
             part_param = f"{param}.content[{index}]"
             kind = part.get("type") if isinstance(part, dict) else None
             if kind in ("output_text", "input_text"):
-                _exact_keys(part, {"type", "text", "annotations", "logprobs", "parsed"}, part_param)
+                reject_unknown(
+                    part, {"type", "text", "annotations", "logprobs", "parsed"}, part_param
+                )
                 if part.get("parsed") is not None:
                     raise InvalidRequestError(
                         "Parsed structured output is not supported.", param=f"{part_param}.parsed"
                     )
-                block: dict[str, Any] = {"type": "text", "text": _string(part, "text", part_param)}
+                block: dict[str, Any] = {
+                    "type": "text",
+                    "text": require_string(part, "text", part_param),
+                }
                 annotations = part.get("annotations")
                 if annotations:
                     block["annotations"] = annotations
                 blocks.append(block)
             elif kind == "refusal":
-                _exact_keys(part, {"type", "refusal"}, part_param)
-                blocks.append({"type": "refusal", "refusal": _string(part, "refusal", part_param)})
+                reject_unknown(part, {"type", "refusal"}, part_param)
+                blocks.append(
+                    {"type": "refusal", "refusal": require_string(part, "refusal", part_param)}
+                )
             else:
                 raise InvalidRequestError(
                     f"Content part type {kind!r} is not valid in an assistant message.",
@@ -366,26 +371,6 @@ def _decode_assistant(item: dict[str, Any], content: Any, param: str) -> AIMessa
     return AIMessage(
         content=blocks, id=message_id, additional_kwargs=additional, response_metadata=metadata
     )
-
-
-def _exact_keys(part: dict[str, Any], allowed: set[str], param: str) -> None:
-    unknown = set(part) - allowed
-    if unknown:
-        field = sorted(unknown)[0]
-        raise InvalidRequestError(
-            f"Unknown parameter: '{param}.{field}'.",
-            param=f"{param}.{field}",
-            code="unknown_parameter",
-        )
-
-
-def _string(part: dict[str, Any], key: str, param: str) -> str:
-    value = part.get(key)
-    if not isinstance(value, str):
-        raise InvalidRequestError(
-            f"Invalid type for '{param}.{key}': expected a string.", param=f"{param}.{key}"
-        )
-    return value
 
 
 def _collapse(blocks: list[Any]) -> str | list[Any]:
@@ -417,14 +402,7 @@ def decode_resume(previous: Any, raw: Any) -> Resume:
                 "interrupt calls.",
                 param=f"{param}.type",
             )
-        unknown = set(item) - {"type", "call_id", "output", "id", "status"}
-        if unknown:
-            field = sorted(unknown)[0]
-            raise InvalidRequestError(
-                f"Unknown parameter: '{param}.{field}'.",
-                param=f"{param}.{field}",
-                code="unknown_parameter",
-            )
+        reject_unknown(item, {"type", "call_id", "output", "id", "status"}, param)
         call = item.get("call_id")
         interrupt_id = interrupt_id_of(call) if isinstance(call, str) else None
         if interrupt_id is None:

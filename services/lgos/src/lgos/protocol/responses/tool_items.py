@@ -15,20 +15,14 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from lgos.errors import InvalidRequestError
 from lgos.protocol.pairing import CallLedger
+from lgos.protocol.validation import reject_unknown, require_string
 
 _SDK_NULL_FIELDS = ("caller", "namespace", "async", "created_by")
 _STATUSES = ("in_progress", "completed", "incomplete", "searching", "failed")
 
 
 def _check(item: dict[str, Any], allowed: set[str], param: str) -> None:
-    unknown = set(item) - allowed - set(_SDK_NULL_FIELDS)
-    if unknown:
-        field = sorted(unknown)[0]
-        raise InvalidRequestError(
-            f"Unknown parameter: '{param}.{field}'.",
-            param=f"{param}.{field}",
-            code="unknown_parameter",
-        )
+    reject_unknown(item, allowed | set(_SDK_NULL_FIELDS), param)
     for key in _SDK_NULL_FIELDS:
         if item.get(key) is not None:
             raise InvalidRequestError(
@@ -41,15 +35,6 @@ def _check(item: dict[str, Any], allowed: set[str], param: str) -> None:
     item_id = item.get("id")
     if item_id is not None and not isinstance(item_id, str):
         raise InvalidRequestError(f"Invalid '{param}.id'.", param=f"{param}.id")
-
-
-def _string(item: dict[str, Any], key: str, param: str) -> str:
-    value = item.get(key)
-    if not isinstance(value, str):
-        raise InvalidRequestError(
-            f"Invalid type for '{param}.{key}': expected a string.", param=f"{param}.{key}"
-        )
-    return value
 
 
 def _open_assistant(messages: list[BaseMessage]) -> AIMessage:
@@ -65,9 +50,9 @@ def _function_call(
     item: dict[str, Any], param: str, messages: list[BaseMessage], ledger: CallLedger
 ) -> None:
     _check(item, {"type", "call_id", "name", "arguments", "id", "status"}, param)
-    call_id = _string(item, "call_id", param)
-    name = _string(item, "name", param)
-    arguments = _string(item, "arguments", param)
+    call_id = require_string(item, "call_id", param)
+    name = require_string(item, "name", param)
+    arguments = require_string(item, "arguments", param)
     ledger.call(call_id, "function", f"{param}.call_id")
     message = _open_assistant(messages)
     message.content.append({k: v for k, v in item.items() if v is not None})  # type: ignore[union-attr]
@@ -97,9 +82,9 @@ def _custom_call(
     item: dict[str, Any], param: str, messages: list[BaseMessage], ledger: CallLedger
 ) -> None:
     _check(item, {"type", "call_id", "name", "input", "id", "status"}, param)
-    call_id = _string(item, "call_id", param)
-    name = _string(item, "name", param)
-    tool_input = _string(item, "input", param)
+    call_id = require_string(item, "call_id", param)
+    name = require_string(item, "name", param)
+    tool_input = require_string(item, "input", param)
     ledger.call(call_id, "custom", f"{param}.call_id")
     message = _open_assistant(messages)
     message.content.append({k: v for k, v in item.items() if v is not None})  # type: ignore[union-attr]
@@ -113,7 +98,7 @@ def _web_search_call(
     item: dict[str, Any], param: str, messages: list[BaseMessage], ledger: CallLedger
 ) -> None:
     _check(item, {"type", "id", "status", "action"}, param)
-    _string(item, "id", param)
+    require_string(item, "id", param)
     action = item.get("action")
     if action is not None and not isinstance(action, dict):
         raise InvalidRequestError(f"Invalid '{param}.action'.", param=f"{param}.action")
@@ -126,7 +111,7 @@ def _output(kind: str) -> Callable[[dict[str, Any], str, list[BaseMessage], Call
         item: dict[str, Any], param: str, messages: list[BaseMessage], ledger: CallLedger
     ) -> None:
         _check(item, {"type", "call_id", "output", "id", "status"}, param)
-        call_id = _string(item, "call_id", param)
+        call_id = require_string(item, "call_id", param)
         output = item.get("output")
         if not isinstance(output, str):
             raise InvalidRequestError(
