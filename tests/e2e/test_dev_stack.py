@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -20,7 +21,18 @@ def pg_data_dir() -> str:
     """PostgreSQL data outside pytest's private tmp, reachable by the server's own user."""
     parent = tempfile.mkdtemp(prefix="lgos-pg-")
     os.chmod(parent, 0o755)
+    CREATED.append(parent)
     return os.path.join(parent, "data")
+
+
+CREATED: list[str] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def remove_pg_data() -> Iterator[None]:
+    yield
+    for path in CREATED:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def stack_ports() -> dict[str, str]:
