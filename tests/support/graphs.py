@@ -446,6 +446,17 @@ def create_registry() -> GraphRegistry:
         "bad-citation": GraphConfig(graph=bad_citation_graph, description="Invalid span."),
         "truncated-call": GraphConfig(graph=truncated_call_graph, description="Cut-off call."),
         "notes": GraphConfig(graph=notes_graph, description="Uses the Store."),
+        "slow-background": GraphConfig(
+            graph=slow_graph,
+            description="Silent, then answers; background.",
+            client_settings=SlowSettings,
+            features=frozenset({GraphFeature.BACKGROUND}),
+        ),
+        "broken-background": GraphConfig(
+            graph=lambda: failing_graph(RuntimeError(SECRET), partial=True),
+            description="Fails after a partial answer; background.",
+            features=frozenset({GraphFeature.BACKGROUND}),
+        ),
         "parallel-interrupts": GraphConfig(
             graph=parallel_interrupts_graph,
             description="Two parallel interrupts.",

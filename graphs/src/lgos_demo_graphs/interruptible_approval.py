@@ -96,5 +96,5 @@ def build() -> Pregel[Any, Any, Any, Any]:
 CONFIG = GraphConfig(
     graph=build,
     description="Asks for approval (approve, reject or revise) before acting; names the decision.",
-    features=frozenset({GraphFeature.INTERRUPTS}),
+    features=frozenset({GraphFeature.INTERRUPTS, GraphFeature.BACKGROUND}),
 )

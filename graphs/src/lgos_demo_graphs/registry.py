@@ -5,6 +5,7 @@ from __future__ import annotations
 from lgos import GraphRegistry
 
 from lgos_demo_graphs import (
+    background_report,
     citation_events,
     interruptible_approval,
     response_outcomes,
@@ -23,5 +24,6 @@ def create_registry() -> GraphRegistry:
             "citation-events": citation_events.CONFIG,
             "server-tools": server_tools.CONFIG,
             "interruptible-approval": interruptible_approval.CONFIG,
+            "background-report": background_report.CONFIG,
         }
     )

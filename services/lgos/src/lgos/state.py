@@ -9,6 +9,8 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
+from lgos.background.backend import BackgroundBackend
+from lgos.background.inprocess import InProcessBackend
 from lgos.config import GraphRegistry
 from lgos.errors import InvalidRequestError, ModelNotFoundError
 from lgos.interrupts.keys import ScopeResolver, shared_scope
@@ -29,6 +31,8 @@ class AppState:
     _store_lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
     _stack: AsyncExitStack = field(default_factory=AsyncExitStack, init=False)
 
+    background: BackgroundBackend = field(default_factory=InProcessBackend, init=False)
+
     def __post_init__(self) -> None:
         self.interrupts = InterruptResources(self.settings)
 
@@ -45,6 +49,7 @@ class AppState:
             self._store_attached = True
 
     async def aclose(self) -> None:
+        await self.background.close()
         await self.interrupts.aclose()
         await self._stack.aclose()
         self._store_attached = False

@@ -94,9 +94,14 @@ class InterruptService:
         return graph.copy(update={"checkpointer": FencedSaver(self.saver, self.coordinator, lease)})
 
     async def start(
-        self, graph: Pregel[Any, Any, Any, Any], scope: str, model: str
+        self,
+        graph: Pregel[Any, Any, Any, Any],
+        scope: str,
+        model: str,
+        run_id: UUID | None = None,
     ) -> InterruptRun:
-        run_id = uuid4()
+        """A new run; background runs pass the run id they chose at submission."""
+        run_id = run_id or uuid4()
         key = thread_key(scope, model, run_id)
         lease = await self.coordinator.acquire(key)
         if lease is None:  # a fresh random key: only a broken coordinator gets here

@@ -78,6 +78,7 @@ class Resume:
 class DecodedResponsesRequest:
     graph_request: GraphRequest
     resume: Resume | None
+    background: bool
     metadata: dict[str, str]
     instructions: str | None
     tools: list[dict[str, Any]]
@@ -88,9 +89,28 @@ class DecodedResponsesRequest:
 def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedResponsesRequest:
     check_fields(body, allowed=ALLOWED_FIELDS, unsupported=UNSUPPORTED_FIELDS)
     stream = _optional(body, "stream", bool) or False
-    if _optional(body, "store", bool):
+    background = _optional(body, "background", bool) or False
+    store = _optional(body, "store", bool)
+    if background:
+        if GraphFeature.BACKGROUND not in config.features:
+            raise InvalidRequestError(
+                f"The model '{model}' does not support background responses.", param="background"
+            )
+        if stream:
+            raise InvalidRequestError(
+                "Background responses are polling-only; do not combine background and stream.",
+                param="stream",
+            )
+        if store is False:
+            raise InvalidRequestError(
+                "Background responses are kept by the background engine; omit store or set it "
+                "to true.",
+                param="store",
+            )
+    elif store:
         raise InvalidRequestError(
-            "LGOS does not store responses; omit store or set it to false.", param="store"
+            "LGOS does not store foreground responses; omit store or set it to false.",
+            param="store",
         )
     interrupts = GraphFeature.INTERRUPTS in config.features
     previous = body.get("previous_response_id")
@@ -103,10 +123,6 @@ def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedResp
                 param="previous_response_id",
             )
         resume = decode_resume(previous, body.get("input"))
-    if _optional(body, "background", bool):
-        raise InvalidRequestError(
-            f"The model '{model}' does not support background responses.", param="background"
-        )
     _check_text_config(body.get("text"))
     _optional(body, "user", str)
     _optional(body, "safety_identifier", str)
@@ -147,6 +163,7 @@ def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedResp
     return DecodedResponsesRequest(
         graph_request=graph_request,
         resume=resume,
+        background=background,
         metadata=metadata,
         instructions=instructions,
         tools=declared,

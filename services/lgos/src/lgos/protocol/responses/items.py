@@ -11,7 +11,7 @@ from lgos.protocol.ids import function_call_id, message_id, response_id
 from lgos.protocol.responses.decode import DecodedResponsesRequest
 from lgos.runtime.events import Citation, FunctionCall, IncompleteReason, ToolActivity, Usage
 
-ResponseStatus = Literal["in_progress", "completed", "incomplete", "failed"]
+ResponseStatus = Literal["queued", "in_progress", "completed", "incomplete", "failed", "cancelled"]
 Phase = Literal["commentary", "final_answer"]
 
 _INCOMPLETE_REASONS: dict[IncompleteReason, str] = {
@@ -28,6 +28,7 @@ class ResponseShell:
     request: DecodedResponsesRequest
     id: str = field(default_factory=response_id)
     previous_response_id: str | None = None
+    background: bool = False
     created_at: int = field(default_factory=lambda: int(time.time()))
 
     def build(
@@ -44,7 +45,7 @@ class ResponseShell:
             "object": "response",
             "created_at": self.created_at,
             "status": status,
-            "background": False,
+            "background": self.background,
             "model": self.model,
             "output": output,
             "error": None,
@@ -53,7 +54,7 @@ class ResponseShell:
             "metadata": self.request.metadata,
             "parallel_tool_calls": self.request.parallel_tool_calls,
             "previous_response_id": self.previous_response_id,
-            "store": False,
+            "store": self.background,
             "temperature": None,
             "top_p": None,
             "text": {"format": {"type": "text"}},

@@ -12,6 +12,7 @@ from lgos.config import GraphFeature
 from lgos.errors import NotFoundError
 from lgos.protocol.cancel import run_or_cancel
 from lgos.protocol.json import JSONResponse
+from lgos.protocol.responses.background import create_background
 from lgos.protocol.responses.decode import DecodedResponsesRequest, decode
 from lgos.protocol.responses.events import build_response, encode_stream
 from lgos.protocol.responses.items import ResponseShell
@@ -28,6 +29,8 @@ async def create_response(request: Request, state: StateDep) -> Response | SSERe
     body = parse_json_body(await request.body())
     runner = state.runner_for(body.get("model"))
     decoded = decode(body, runner.model, runner.config)
+    if decoded.background:
+        return JSONResponse(await create_background(request, state, runner, decoded, body))
     if GraphFeature.INTERRUPTS in runner.config.features:
         return await _interrupt_response(request, state, runner, decoded)
     plan = runner.prepare(decoded.graph_request)
@@ -82,17 +85,23 @@ async def _interrupt_response(
 
 
 def _not_found(response_id: str) -> NotFoundError:
-    # Foreground ids are never stored: unknown and foreground ids look the same.
+    # Unknown, other-scope and foreground ids (never stored) look the same.
     return NotFoundError(
         f"No response found with id '{response_id}'.", param="response_id", code="not_found"
     )
 
 
 @router.get("/v1/responses/{response_id}")
-async def retrieve_response(response_id: str) -> Response:
-    raise _not_found(response_id)
+async def retrieve_response(response_id: str, request: Request, state: StateDep) -> Response:
+    snapshot = await state.background.retrieve(response_id, state.scope_resolver(request))
+    if snapshot is None:
+        raise _not_found(response_id)
+    return JSONResponse(snapshot)
 
 
 @router.post("/v1/responses/{response_id}/cancel")
-async def cancel_response(response_id: str) -> Response:
-    raise _not_found(response_id)
+async def cancel_response(response_id: str, request: Request, state: StateDep) -> Response:
+    snapshot = await state.background.cancel(response_id, state.scope_resolver(request))
+    if snapshot is None:
+        raise _not_found(response_id)
+    return JSONResponse(snapshot)

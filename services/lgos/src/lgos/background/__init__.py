@@ -1,0 +1,1 @@
+"""Polling-only background Responses: backend protocol, the in-process backend, jobs."""

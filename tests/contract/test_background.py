@@ -1,0 +1,173 @@
+"""Background Responses on the embedded (in-process) backend, through the SDK."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from typing import Any
+
+import openai
+import pytest
+from openai import AsyncOpenAI
+
+from tests.support.graphs import SCRIPTED_TEXT, SECRET
+
+pytestmark = pytest.mark.asyncio
+TERMINAL = {"completed", "incomplete", "failed", "cancelled"}
+
+
+def slow(seconds: float) -> dict[str, str]:
+    return {"lgos_settings": json.dumps({"seconds": seconds})}
+
+
+async def poll(client: AsyncOpenAI, response_id: str, timeout: float = 20.0) -> Any:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        response = await client.responses.retrieve(response_id)
+        if response.status in TERMINAL:
+            return response
+        assert asyncio.get_running_loop().time() < deadline, response.status
+        await asyncio.sleep(0.1)
+
+
+async def test_create_poll_completed(client: AsyncOpenAI) -> None:
+    queued = await client.responses.create(
+        model="slow-background", input="report please", background=True, metadata=slow(0.3)
+    )
+    assert queued.status == "queued"
+    assert queued.background is True
+    seen = await client.responses.retrieve(queued.id)
+    assert seen.status in {"queued", "in_progress"}
+    done = await poll(client, queued.id)
+    assert done.status == "completed"
+    assert done.id == queued.id
+    assert done.output_text == SCRIPTED_TEXT
+    assert done.background is True
+    again = await client.responses.retrieve(queued.id)
+    assert again.model_dump() == done.model_dump()  # terminal snapshots never change
+
+
+async def test_cancel_in_progress_stays_cancelled(client: AsyncOpenAI, markers: Any) -> None:
+    key = f"bg-cancel-{uuid.uuid4().hex[:8]}"
+    queued = await client.responses.create(
+        model="slow-background", input=key, background=True, metadata=slow(3.0)
+    )
+    for _ in range(50):
+        if (markers / f"started-{key}").exists():
+            break
+        await asyncio.sleep(0.05)
+    assert (await client.responses.retrieve(queued.id)).status == "in_progress"
+    cancelled = await client.responses.cancel(queued.id)
+    assert cancelled.status == "cancelled"
+    assert (await client.responses.cancel(queued.id)).model_dump() == cancelled.model_dump()
+    await asyncio.sleep(0.3)
+    assert (await client.responses.retrieve(queued.id)).status == "cancelled"
+    assert (markers / f"cancelled-{key}").exists()  # the graph run itself was cancelled
+
+
+async def test_cancel_right_after_create(client: AsyncOpenAI) -> None:
+    queued = await client.responses.create(
+        model="slow-background", input="cancel at once", background=True, metadata=slow(2.0)
+    )
+    cancelled = await client.responses.cancel(queued.id)
+    assert cancelled.status == "cancelled"
+
+
+async def test_cancelling_a_finished_response_returns_it_unchanged(client: AsyncOpenAI) -> None:
+    queued = await client.responses.create(
+        model="slow-background", input="finish", background=True, metadata=slow(0)
+    )
+    done = await poll(client, queued.id)
+    assert (await client.responses.cancel(queued.id)).model_dump() == done.model_dump()
+
+
+async def test_failure_is_final_and_keeps_the_partial_answer(client: AsyncOpenAI) -> None:
+    queued = await client.responses.create(model="broken-background", input="x", background=True)
+    failed = await poll(client, queued.id)
+    assert failed.status == "failed"
+    assert failed.error is not None
+    assert failed.error.code == "server_error"
+    assert failed.output[0].content[0].text == "A partial answer before the failure"
+    assert SECRET not in failed.model_dump_json()
+    await asyncio.sleep(0.3)
+    assert (await client.responses.retrieve(queued.id)).status == "failed"  # no retry
+
+
+async def test_not_found_cases(client: AsyncOpenAI) -> None:
+    foreground = await client.responses.create(model="scripted", input="x")
+    for response_id in ("resp_unknown", foreground.id):
+        with pytest.raises(openai.NotFoundError):
+            await client.responses.retrieve(response_id)
+        with pytest.raises(openai.NotFoundError):
+            await client.responses.cancel(response_id)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "param"),
+    [
+        ({"model": "scripted", "background": True}, "background"),
+        ({"model": "slow-background", "background": True, "stream": True}, "stream"),
+        ({"model": "slow-background", "background": True, "store": False}, "store"),
+    ],
+)
+async def test_background_rejections(
+    client: AsyncOpenAI, kwargs: dict[str, Any], param: str
+) -> None:
+    with pytest.raises(openai.BadRequestError) as caught:
+        await client.responses.create(input="x", **kwargs)
+    assert caught.value.param == param
+
+
+async def test_idempotent_create_races_to_one_run(client: AsyncOpenAI) -> None:
+    key = {"Idempotency-Key": f"key-{uuid.uuid4().hex}"}
+    body: dict[str, Any] = {
+        "model": "slow-background",
+        "input": "once",
+        "background": True,
+        "metadata": slow(0.2),
+    }
+    responses = await asyncio.gather(
+        *(client.responses.create(**body, extra_headers=key) for _ in range(5))
+    )
+    assert len({r.id for r in responses}) == 1
+    done = await poll(client, responses[0].id)
+    retry = await client.responses.create(**body, extra_headers=key)
+    assert retry.id == done.id
+    assert retry.status == "completed"  # the original Response, nothing new started
+    with pytest.raises(openai.UnprocessableEntityError) as reused:
+        await client.responses.create(**{**body, "input": "other"}, extra_headers=key)
+    assert reused.value.code == "idempotency_key_reused"
+
+
+async def test_background_interrupt_pause_and_resume(client: AsyncOpenAI) -> None:
+    queued = await client.responses.create(
+        model="interruptible-approval", input="Ship in background", background=True
+    )
+    assert queued.id.startswith("resp_lg_")
+    paused = await poll(client, queued.id)
+    assert paused.status == "completed"
+    [call] = paused.output
+    assert call.name == "lgos_interrupt"
+    answer = [{"type": "function_call_output", "call_id": call.call_id, "output": "approve"}]
+    resumed = await client.responses.create(
+        model="interruptible-approval",
+        previous_response_id=paused.id,
+        input=answer,
+        background=True,
+    )
+    assert resumed.status == "queued"
+    assert resumed.previous_response_id == paused.id
+    done = await poll(client, resumed.id)
+    assert done.output_text.startswith("Decision: approved.")
+    # A stale background answer fails its own Response; nothing else changes.
+    stale = await client.responses.create(
+        model="interruptible-approval",
+        previous_response_id=paused.id,
+        input=answer,
+        background=True,
+    )
+    failed = await poll(client, stale.id)
+    assert failed.status == "failed"
+    assert "interrupt_state_conflict" in failed.error.message
+    assert (await client.responses.retrieve(resumed.id)).status == "completed"
