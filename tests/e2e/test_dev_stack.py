@@ -135,6 +135,15 @@ def test_approval_example_runs_on_postgres_and_redis(stack: dict[str, str]) -> N
     assert extensions, "the embedded PostgreSQL ships pgvector"
 
 
+def test_background_report_example(stack: dict[str, str]) -> None:
+    out = run_example("background_report.py", stack)
+    lines = out.splitlines()
+    assert lines[0].endswith(" queued")
+    assert "completed" in lines
+    assert "status: Collecting sources" in lines
+    assert 'You said: "Report on idempotency keys in job queues."' in out
+
+
 def test_logs_are_written(stack: dict[str, str]) -> None:
     logs = Path(stack["DEVSTACK_STATE_DIR"])
     assert (logs / "lgos.log").exists()
