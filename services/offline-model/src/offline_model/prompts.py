@@ -26,19 +26,24 @@ def _text_of(content: Any, files: list[str]) -> str:
     return "".join(texts)
 
 
+def _add_message(prompt: Prompt, message: dict[str, Any]) -> None:
+    """File one message's text under its role (Chat messages and Responses message items)."""
+    by_role = {
+        "system": prompt.instructions,
+        "developer": prompt.instructions,
+        "user": prompt.user,
+        "assistant": prompt.assistant,
+        "tool": prompt.tool_outputs,
+    }
+    texts = by_role.get(str(message.get("role")))
+    if texts is not None:
+        texts.append(_text_of(message.get("content"), prompt.files))
+
+
 def chat_prompt(messages: list[dict[str, Any]]) -> Prompt:
     prompt = Prompt()
     for message in messages:
-        role = message.get("role")
-        text = _text_of(message.get("content"), prompt.files)
-        if role in ("system", "developer"):
-            prompt.instructions.append(text)
-        elif role == "user":
-            prompt.user.append(text)
-        elif role == "assistant":
-            prompt.assistant.append(text)
-        elif role == "tool":
-            prompt.tool_outputs.append(text)
+        _add_message(prompt, message)
     prompt.ends_with_tool_output = bool(messages) and messages[-1].get("role") == "tool"
     return prompt
 
@@ -54,14 +59,7 @@ def responses_prompt(body: dict[str, Any]) -> Prompt:
         if kind in ("function_call_output", "custom_tool_call_output"):
             prompt.tool_outputs.append(_text_of(item.get("output"), prompt.files))
         elif kind == "message":
-            role = item.get("role")
-            text = _text_of(item.get("content"), prompt.files)
-            if role in ("system", "developer"):
-                prompt.instructions.append(text)
-            elif role == "user":
-                prompt.user.append(text)
-            elif role == "assistant":
-                prompt.assistant.append(text)
+            _add_message(prompt, item)
     last = items[-1].get("type") if items else None
     prompt.ends_with_tool_output = last in ("function_call_output", "custom_tool_call_output")
     return prompt
