@@ -171,3 +171,21 @@ async def test_background_interrupt_pause_and_resume(client: AsyncOpenAI) -> Non
     assert failed.status == "failed"
     assert "interrupt_state_conflict" in failed.error.message
     assert (await client.responses.retrieve(resumed.id)).status == "completed"
+
+
+async def test_in_progress_snapshots_show_the_partial_answer(client: AsyncOpenAI) -> None:
+    queued = await client.responses.create(
+        model="slow-stream-background", input="slowly", background=True
+    )
+    partials: list[str] = []
+    while True:
+        snapshot = await client.responses.retrieve(queued.id)
+        if snapshot.status in TERMINAL:
+            break
+        if snapshot.output and snapshot.output[0].content:
+            partials.append(snapshot.output[0].content[0].text)
+        await asyncio.sleep(0.1)
+    assert snapshot.output_text == SCRIPTED_TEXT
+    assert any(0 < len(p) < len(SCRIPTED_TEXT) for p in partials), partials
+    assert all(SCRIPTED_TEXT.startswith(p) for p in partials)
+    assert snapshot.output[0].status == "completed"

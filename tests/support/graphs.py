@@ -452,6 +452,11 @@ def create_registry() -> GraphRegistry:
             client_settings=SlowSettings,
             features=frozenset({GraphFeature.BACKGROUND}),
         ),
+        "slow-stream-background": GraphConfig(
+            graph=lambda: scripted_graph(delay=0.25),
+            description="Streams slowly; background.",
+            features=frozenset({GraphFeature.BACKGROUND}),
+        ),
         "broken-background": GraphConfig(
             graph=lambda: failing_graph(RuntimeError(SECRET), partial=True),
             description="Fails after a partial answer; background.",

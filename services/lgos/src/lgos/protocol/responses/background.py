@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import time
 from typing import Any
 from uuid import uuid4
 
@@ -26,6 +27,7 @@ from lgos.runtime.runner import GraphRunner
 from lgos.state import AppState
 
 IDEMPOTENCY_HEADER = "idempotency-key"
+PROGRESS_INTERVAL = 0.25
 
 
 def terminal_response(last_chunk: bytes) -> Snapshot:
@@ -100,7 +102,17 @@ async def create_background(
             else:
                 plan = runner.prepare(decoded.graph_request)
             last = b""
-            async for chunk in encode_stream(runner, plan, shell):
+            published = 0.0
+
+            def progress(output: list[dict[str, Any]]) -> None:
+                # In-progress snapshots show partial output, at most every PROGRESS_INTERVAL.
+                nonlocal published
+                now = time.monotonic()
+                if now - published >= PROGRESS_INTERVAL:
+                    published = now
+                    publish(shell.build("in_progress", output))
+
+            async for chunk in encode_stream(runner, plan, shell, progress):
                 last = chunk
             return terminal_response(last)
         finally:

@@ -9,7 +9,7 @@ partial answer and marks the unfinished message incomplete).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Literal
 
 import orjson
@@ -261,6 +261,14 @@ class _Encoder:
         for index in self.searches.values():
             self.output[index] = {**self.output[index], "status": "incomplete"}
 
+    def output_so_far(self) -> list[dict[str, Any]]:
+        """A copy of the output, the open answer carrying the text streamed so far."""
+        output = [dict(item) for item in self.output]
+        if self.answer_index >= 0 and output[self.answer_index]["status"] == "in_progress":
+            text = "".join(self.answer_text)
+            output[self.answer_index]["content"] = [output_text(text)] if self.text_open else []
+        return output
+
     def function_call(self, call: FunctionCall) -> list[bytes]:
         """A client function call: added, its arguments in one delta, done."""
         item = function_call_item(call)
@@ -286,8 +294,15 @@ class _Encoder:
         ]
 
 
+ProgressCallback = Callable[[list[dict[str, Any]]], None]
+"""Receives the output so far (the open answer with its text so far) after each event."""
+
+
 async def encode_stream(
-    runner: GraphRunner, plan: RunPlan, shell: ResponseShell
+    runner: GraphRunner,
+    plan: RunPlan,
+    shell: ResponseShell,
+    progress: ProgressCallback | None = None,
 ) -> AsyncIterator[bytes]:
     encoder = _Encoder(shell)
     yield encoder.response_event("response.created", shell.build("in_progress", [])) + (
@@ -312,6 +327,8 @@ async def encode_stream(
                 yield encoder.tool_returned(event.activity)
             else:
                 outcome = event
+            if progress is not None:
+                progress(encoder.output_so_far())
     except asyncio.CancelledError:
         raise
     except Exception as exc:
