@@ -3,22 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from lgos.errors import InvalidRequestError
 
-T = TypeVar("T")
-
 GENERATION_CONTROL = "Graphs own their model configuration; LGOS cannot apply it to a workflow."
-
-
-class StrictModel(BaseModel):
-    """Wire models reject fields they do not declare."""
-
-    model_config = ConfigDict(extra="forbid")
 
 
 def parse_json_body(raw: bytes) -> dict[str, Any]:
@@ -93,36 +84,16 @@ def format_param(location: Sequence[int | str], prefix: str = "") -> str:
     return param
 
 
-def invalid_from(exc: ValidationError, prefix: str = "") -> InvalidRequestError:
-    error = exc.errors(include_url=False, include_input=False)[0]
-    # Tagged-union and literal branches add their own names to ``loc``; keep the wire path.
-    location = [p for p in error["loc"] if isinstance(p, int) or not _is_branch(p)]
-    param = format_param(location, prefix)
-    message = str(error["msg"])
-    if error["type"] == "extra_forbidden":
-        message = f"Unknown parameter: '{param}'."
-        return InvalidRequestError(message, param=param, code="unknown_parameter")
-    return InvalidRequestError(
-        f"Invalid '{param}': {message}." if param else message, param=param or None
-    )
+_TYPE_NAMES = {bool: "a boolean", str: "a string", list: "an array", dict: "an object"}
 
 
-def _is_branch(part: str) -> bool:
-    return part.startswith(("function-", "tagged-union", "literal[")) or part in _BRANCHES
-
-
-_BRANCHES = frozenset({"str", "list[...]", "dict[str,any]", "list[dict[str,any]]", "bool", "none"})
-
-
-def validate_as(adapter: TypeAdapter[T], value: Any, prefix: str) -> T:
-    try:
-        return adapter.validate_python(value)
-    except ValidationError as exc:
-        raise invalid_from(exc, prefix) from None
-
-
-def validate_model(model: type[BaseModel], body: dict[str, Any]) -> Any:
-    try:
-        return model.model_validate(body)
-    except ValidationError as exc:
-        raise invalid_from(exc) from None
+def optional_field(body: Mapping[str, Any], key: str, kind: type) -> Any:
+    """``body[key]`` when present and of ``kind``; ``None`` when absent; else a 400."""
+    value = body.get(key)
+    if value is not None and not isinstance(value, kind):
+        raise InvalidRequestError(
+            f"Invalid type for '{key}': expected {_TYPE_NAMES[kind]}.",
+            param=key,
+            code="invalid_type",
+        )
+    return value

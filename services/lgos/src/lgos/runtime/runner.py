@@ -47,6 +47,11 @@ def default_output(state: Any) -> AIMessage | None:
     return None
 
 
+def stopped_at_interrupts(final_state: Any) -> bool:
+    """A run that paused at interrupts has no final answer of this turn."""
+    return isinstance(final_state, dict) and bool(final_state.get("__interrupt__"))
+
+
 def translate_failure(exc: BaseException, *, model: str) -> LGOSError:
     """Map a failure inside a graph run to the error the client may see; log the details."""
     if isinstance(exc, LGOSError):
@@ -189,7 +194,7 @@ class GraphRunner:
             else:
                 final_state = data
         paused = False
-        if plan.finish is not None and await self._paused(plan, final_state):
+        if plan.finish is not None and stopped_at_interrupts(final_state):
             outcome = RunOutcome(text="".join(streamed), usage=observer.usage)
             paused = await plan.finish(outcome)
         else:
@@ -207,8 +212,3 @@ class GraphRunner:
             elif "".join(streamed) != outcome.text:
                 raise ParityError("streamed text does not match the final assistant message")
         yield outcome
-
-    @staticmethod
-    async def _paused(plan: RunPlan, final_state: Any) -> bool:
-        """A run that stopped at interrupts has no final answer of this turn."""
-        return isinstance(final_state, dict) and bool(final_state.get("__interrupt__"))

@@ -20,7 +20,12 @@ from lgos.errors import InvalidRequestError
 from lgos.protocol import tools as tool_specs
 from lgos.protocol.metadata import check_metadata, resolve_metadata
 from lgos.protocol.pairing import CallLedger
-from lgos.protocol.validation import GENERATION_CONTROL, check_fields, reject_unknown
+from lgos.protocol.validation import (
+    GENERATION_CONTROL,
+    check_fields,
+    optional_field,
+    reject_unknown,
+)
 from lgos.request import GraphRequest
 
 ALLOWED_FIELDS = frozenset(
@@ -86,12 +91,12 @@ def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedChat
             "supports; use POST /v1/responses.",
             param="model",
         )
-    stream = _typed(body, "stream", bool) or False
-    if _typed(body, "store", bool):
+    stream = optional_field(body, "stream", bool) or False
+    if optional_field(body, "store", bool):
         raise InvalidRequestError("LGOS does not store completions.", param="store")
-    _typed(body, "user", str)
-    _typed(body, "safety_identifier", str)
-    _typed(body, "parallel_tool_calls", bool)
+    optional_field(body, "user", str)
+    optional_field(body, "safety_identifier", str)
+    optional_field(body, "parallel_tool_calls", bool)
     include_usage = _stream_options(body.get("stream_options"), stream)
     metadata = check_metadata(body.get("metadata"))
     resolved = resolve_metadata(config, metadata)
@@ -110,13 +115,6 @@ def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedChat
         tool_choice=choice,
     )
     return DecodedChatRequest(graph_request=request, include_usage=include_usage)
-
-
-def _typed(body: dict[str, Any], key: str, kind: type) -> Any:
-    value = body.get(key)
-    if value is not None and not isinstance(value, kind):
-        raise InvalidRequestError(f"Invalid type for '{key}'.", param=key, code="invalid_type")
-    return value
 
 
 def _stream_options(options: Any, stream: bool) -> bool:

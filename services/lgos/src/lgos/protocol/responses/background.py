@@ -59,19 +59,15 @@ async def create_background(
     interrupts = GraphFeature.INTERRUPTS in runner.config.features
     resume = decoded.resume
     # Background runs choose their run id (and so their Response id) at submission.
-    run_id = resume.run_id if resume else None
-    response_id = None
-    if interrupts:
-        run_id = run_id or uuid4()
-        response_id = paused_response_id(run_id)
+    run_id = (resume.run_id if resume else uuid4()) if interrupts else None
     shell = ResponseShell(
         model=runner.model,
         request=decoded,
         previous_response_id=resume.previous_response_id if resume else None,
         background=True,
     )
-    if response_id is not None:
-        shell.id = response_id
+    if run_id is not None:  # interrupt runs: the Response id carries the run id
+        shell.id = paused_response_id(run_id)
 
     async def job(publish: Any) -> Snapshot:
         publish(shell.build("in_progress", []))

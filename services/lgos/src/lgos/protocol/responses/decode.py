@@ -18,6 +18,7 @@ from lgos.protocol.responses.tool_items import TOOL_ITEM_DECODERS
 from lgos.protocol.validation import (
     GENERATION_CONTROL,
     check_fields,
+    optional_field,
     reject_unknown,
     require_string,
 )
@@ -88,9 +89,9 @@ class DecodedResponsesRequest:
 
 def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedResponsesRequest:
     check_fields(body, allowed=ALLOWED_FIELDS, unsupported=UNSUPPORTED_FIELDS)
-    stream = _optional(body, "stream", bool) or False
-    background = _optional(body, "background", bool) or False
-    store = _optional(body, "store", bool)
+    stream = optional_field(body, "stream", bool) or False
+    background = optional_field(body, "background", bool) or False
+    store = optional_field(body, "store", bool)
     if background:
         if GraphFeature.BACKGROUND not in config.features:
             raise InvalidRequestError(
@@ -124,10 +125,10 @@ def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedResp
             )
         resume = decode_resume(previous, body.get("input"))
     _check_text_config(body.get("text"))
-    _optional(body, "user", str)
-    _optional(body, "safety_identifier", str)
-    parallel_tool_calls = _optional(body, "parallel_tool_calls", bool)
-    instructions = _optional(body, "instructions", str)
+    optional_field(body, "user", str)
+    optional_field(body, "safety_identifier", str)
+    parallel_tool_calls = optional_field(body, "parallel_tool_calls", bool)
+    instructions = optional_field(body, "instructions", str)
     metadata = check_metadata(body.get("metadata"))
     resolved = resolve_metadata(config, metadata)
 
@@ -170,20 +171,6 @@ def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedResp
         tool_choice=choice if choice is not None else "auto",
         parallel_tool_calls=True if parallel_tool_calls is None else parallel_tool_calls,
     )
-
-
-def _optional(body: dict[str, Any], key: str, kind: type) -> Any:
-    value = body.get(key)
-    if value is not None and not isinstance(value, kind):
-        raise InvalidRequestError(
-            f"Invalid type for '{key}': expected {_TYPE_NAMES[kind]}.",
-            param=key,
-            code="invalid_type",
-        )
-    return value
-
-
-_TYPE_NAMES = {bool: "a boolean", str: "a string", list: "an array", dict: "an object"}
 
 
 def _check_text_config(text: Any) -> None:
