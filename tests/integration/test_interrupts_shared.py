@@ -28,37 +28,11 @@ from openai import AsyncOpenAI
 
 from tests.conftest import sdk_client
 from tests.support.servers import Server, free_port, serve
+from tests.support.shared_state import REDIS_URL, shared_env
 
 pytestmark = pytest.mark.asyncio
 
-ADMIN_URI = os.environ.get(
-    "LGOS_TEST_POSTGRES_URI", "postgresql://postgres@127.0.0.1:5432/postgres"
-)
-REDIS_URL = os.environ.get("LGOS_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
 LEASE_TTL = 2.0
-
-
-@pytest.fixture(scope="module")
-def postgres_uri() -> Iterator[str]:
-    name = f"lgos_it_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(ADMIN_URI, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    base = ADMIN_URI.rsplit("/", 1)[0]
-    try:
-        yield f"{base}/{name}"
-    finally:
-        with psycopg.connect(ADMIN_URI, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def shared_env(postgres_uri: str, offline_model: Server, tmp: Path) -> dict[str, str]:
-    return {
-        "LGOS_POSTGRES_URI": postgres_uri,
-        "LGOS_REDIS_URL": REDIS_URL,
-        "LGOS_LEASE_TTL": str(LEASE_TTL),
-        "LGOS_STATE_DIR": str(tmp),
-        "DEMO_API_OFFLINE_MODEL_URL": f"{offline_model.url}/v1",
-    }
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +40,7 @@ def two_servers(
     postgres_uri: str, offline_model: Server, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Server, Server]]:
     tmp = tmp_path_factory.mktemp("shared")
-    env = shared_env(postgres_uri, offline_model, tmp)
+    env = shared_env(postgres_uri, offline_model, tmp, LEASE_TTL)
     a_port, b_port = free_port(), free_port()
     target = "tests.support.graphs:create_registry"
     with (
@@ -154,7 +128,7 @@ async def test_killed_process_leaves_a_resumable_run_not_a_stuck_lease(
     two_servers: tuple[Server, Server],
     tmp_path: Path,
 ) -> None:
-    env = shared_env(postgres_uri, offline_model, tmp_path)
+    env = shared_env(postgres_uri, offline_model, tmp_path, LEASE_TTL)
     port = free_port()
     _, survivor = two_servers
     with serve(

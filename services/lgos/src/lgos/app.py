@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -15,6 +16,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
+from lgos.background.factory import open_backend
 from lgos.config import GraphFeature, GraphRegistry
 from lgos.errors import LGOSError, ServerError, error_envelope
 from lgos.interrupts.keys import ScopeResolver, shared_scope
@@ -23,6 +25,7 @@ from lgos.interrupts.sweep import sweep_forever
 from lgos.protocol.chat.routes import router as chat_router
 from lgos.protocol.json import JSONResponse
 from lgos.protocol.models import router as models_router
+from lgos.protocol.responses.background import execute_job
 from lgos.protocol.responses.routes import router as responses_router
 from lgos.protocol.validation import format_param
 from lgos.runtime.runner import GraphRunner
@@ -57,6 +60,9 @@ def create_app(
         runners=build_runners(registry),
         settings=settings,
         scope_resolver=scope_resolver,
+    )
+    state.background_factory = functools.partial(
+        open_backend, settings, functools.partial(execute_job, state)
     )
 
     @asynccontextmanager

@@ -1,9 +1,11 @@
-"""``lgos serve MODULE:FACTORY``: serve a registry on embedded defaults."""
+"""``lgos serve MODULE:FACTORY`` serves a registry; ``lgos worker MODULE:FACTORY`` runs its
+background jobs (distributed engine); ``lgos sweep`` deletes expired interrupt runs."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import gc
 import importlib
 import logging
@@ -14,13 +16,17 @@ from datetime import timedelta
 
 import uvicorn
 from fastapi import FastAPI
+from pydantic import ValidationError
 
-from lgos.app import create_app
+from lgos.app import build_runners, create_app
+from lgos.background.worker import Worker
 from lgos.config import GraphRegistry
 from lgos.interrupts.persistence import open_saver
 from lgos.interrupts.sweep import delete_expired_interrupt_runs
 from lgos.logs import configure_logging
+from lgos.protocol.responses.background import execute_job
 from lgos.settings import LGOSSettings
+from lgos.state import AppState
 
 
 def load_registry(target: str) -> GraphRegistry:
@@ -45,6 +51,26 @@ async def sweep_once(settings: LGOSSettings, ttl: timedelta) -> list[str]:
         return await delete_expired_interrupt_runs(saver, ttl)
 
 
+async def run_worker(target: str, settings: LGOSSettings, health_port: int | None) -> None:
+    registry = load_registry(target)
+    state = AppState(registry=registry, runners=build_runners(registry), settings=settings)
+    await state.open()
+    try:
+        worker = Worker(settings, functools.partial(execute_job, state))
+        worker.install_signal_handlers()
+        await worker.run(health_port)
+    finally:
+        await state.aclose()
+
+
+def settings_from_env(**overrides: object) -> LGOSSettings:
+    try:
+        return LGOSSettings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as error:
+        problems = "; ".join(e["msg"].removeprefix("Value error, ") for e in error.errors())
+        raise SystemExit(f"lgos: invalid settings: {problems}") from None
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="lgos", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -58,9 +84,23 @@ def main(argv: Sequence[str] | None = None) -> None:
     sweep.add_argument(
         "--ttl", type=float, help="seconds (LGOS_INTERRUPT_TTL, default 7 days); 0 sweeps all"
     )
+    worker = commands.add_parser(
+        "worker", help="run background jobs from the queue (LGOS_BACKGROUND=distributed)"
+    )
+    worker.add_argument("target", help="MODULE:FACTORY returning a GraphRegistry")
+    worker.add_argument("--port", type=int, help="serve GET /health on this port")
+    worker.add_argument(
+        "--concurrency", type=int, help="jobs run at once (LGOS_WORKER_CONCURRENCY, default 8)"
+    )
     args = parser.parse_args(argv)
+    if args.command == "worker":
+        extra = {"worker_concurrency": args.concurrency} if args.concurrency else {}
+        settings = settings_from_env(background="distributed", **extra)
+        configure_logging(settings.log_level)
+        asyncio.run(run_worker(args.target, settings, args.port))
+        return
     if args.command == "sweep":
-        settings = LGOSSettings()
+        settings = settings_from_env()
         configure_logging(settings.log_level)
         ttl = settings.interrupt_ttl if args.ttl is None else args.ttl
         swept = asyncio.run(sweep_once(settings, timedelta(seconds=ttl)))
@@ -68,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
 
     overrides = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
-    settings = LGOSSettings(**overrides)
+    settings = settings_from_env(**overrides)
     configure_logging(settings.log_level)
     app = build_app(args.target, settings)
     # Everything built so far (graphs, app, imported modules) lives for the whole process:

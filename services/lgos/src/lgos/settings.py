@@ -5,8 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+BackgroundEngine = Literal["inprocess", "distributed"]
+"""``inprocess``: jobs run inside ``lgos serve`` (embedded default, nothing survives a restart).
+``distributed``: records in PostgreSQL, dispatch and cancel signals on Redis, ``lgos worker``
+processes run the jobs."""
 
 
 class LGOSSettings(BaseSettings):
@@ -36,3 +41,47 @@ class LGOSSettings(BaseSettings):
     sweep_interval: float = Field(
         default=3600.0, ge=0, description="Seconds between expiry sweeps in `lgos serve`; 0: off."
     )
+    background: BackgroundEngine = Field(
+        default="inprocess", description="Where background jobs run (see BackgroundEngine)."
+    )
+    background_queue: str = Field(
+        default="lgos:background",
+        min_length=1,
+        description="Redis stream (and cancel-channel prefix) the distributed engine uses.",
+    )
+    idempotency_ttl: float = Field(
+        default=24 * 3600.0, gt=0, description="Seconds an Idempotency-Key names its Response."
+    )
+    background_retention: float = Field(
+        default=7 * 24 * 3600.0, gt=0, description="Finished background Responses kept this long."
+    )
+    worker_concurrency: int = Field(default=8, ge=1, description="Jobs one worker runs at once.")
+    worker_heartbeat: float = Field(
+        default=2.0, gt=0, description="Seconds between a worker's heartbeats per running job."
+    )
+    worker_stale_after: float = Field(
+        default=10.0,
+        gt=0,
+        description="A running job whose heartbeat is older than this failed with its worker.",
+    )
+    worker_shutdown_grace: float = Field(
+        default=10.0, ge=0, description="Seconds a stopping worker lets in-flight jobs finish."
+    )
+    background_sweep_interval: float = Field(
+        default=2.0, gt=0, description="Seconds between a worker's stale-job and requeue sweeps."
+    )
+    background_requeue_after: float = Field(
+        default=60.0,
+        gt=0,
+        description="A queued job not claimed for this long is dispatched again (lost message).",
+    )
+
+    @model_validator(mode="after")
+    def _check_background(self) -> LGOSSettings:
+        if self.background == "distributed" and not (self.postgres_uri and self.redis_url):
+            raise ValueError(
+                "LGOS_BACKGROUND=distributed needs LGOS_POSTGRES_URI and LGOS_REDIS_URL"
+            )
+        if self.worker_stale_after <= 2 * self.worker_heartbeat:
+            raise ValueError("LGOS_WORKER_STALE_AFTER must exceed two heartbeats")
+        return self

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Annotated, Any
@@ -10,7 +11,6 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 
 from lgos.background.backend import BackgroundBackend
-from lgos.background.inprocess import InProcessBackend
 from lgos.config import GraphRegistry
 from lgos.errors import InvalidRequestError, ModelNotFoundError
 from lgos.interrupts.keys import ScopeResolver, shared_scope
@@ -30,14 +30,22 @@ class AppState:
     _store_attached: bool = field(default=False, init=False)
     _store_lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
     _stack: AsyncExitStack = field(default_factory=AsyncExitStack, init=False)
-
-    background: BackgroundBackend = field(default_factory=InProcessBackend, init=False)
+    background_factory: Callable[[], Awaitable[BackgroundBackend]] | None = None
+    """Opens the background engine with the rest; workers, which are one, leave it unset."""
+    _background: BackgroundBackend | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.interrupts = InterruptResources(self.settings)
 
+    @property
+    def background(self) -> BackgroundBackend:
+        if self._background is None:
+            raise RuntimeError("the background engine is not open")
+        return self._background
+
     async def open(self) -> None:
-        """Give every graph the shared Store (Postgres when configured); idempotent."""
+        """Give every graph the shared Store (Postgres when configured) and open the
+        background engine; idempotent."""
         if self._store_attached:
             return
         async with self._store_lock:
@@ -46,10 +54,14 @@ class AppState:
             store = await open_store(self._stack, self.settings.postgres_uri)
             for runner in self.runners.values():
                 runner.attach_store(store)
+            if self.background_factory is not None:
+                self._background = await self.background_factory()
             self._store_attached = True
 
     async def aclose(self) -> None:
-        await self.background.close()
+        if self._background is not None:
+            await self._background.close()
+            self._background = None
         await self.interrupts.aclose()
         await self._stack.aclose()
         self._store_attached = False

@@ -1,1 +1,2 @@
-"""Polling-only background Responses: backend protocol, the in-process backend, jobs."""
+"""Polling-only background Responses: the backend protocol, the in-process engine, and the
+distributed one (PostgreSQL records, Redis dispatch, ``lgos worker``)."""

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol
+
+from lgos.errors import INTERNAL_ERROR_MESSAGE
 
 BackgroundStatus = Literal[
     "queued", "in_progress", "completed", "incomplete", "failed", "cancelled"
@@ -16,8 +19,36 @@ TERMINAL: frozenset[str] = frozenset({"completed", "incomplete", "failed", "canc
 Snapshot = dict[str, Any]
 """A Response object as JSON, exactly what ``GET /v1/responses/{id}`` returns."""
 
-JobBody = Callable[[Callable[[Snapshot], None]], Awaitable[Snapshot]]
-"""Runs one Response: receives a callback to publish the in-progress snapshot, returns the final."""
+Publish = Callable[[Snapshot], None]
+"""Hands the engine the latest in-progress snapshot of a running job."""
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundJob:
+    """Everything a worker needs to run one Response, in any process: plain JSON fields only.
+
+    The request body is kept as the client sent it and decoded again by the worker, so the job
+    runs exactly what was validated at submission.
+    """
+
+    response_id: str
+    scope: str
+    model: str
+    body: dict[str, Any]
+    created_at: int
+    run_id: str | None = None
+    """Interrupt runs only: the run id chosen at submission (a resume's is its paused run's)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> BackgroundJob:
+        return cls(**data)
+
+
+JobExecutor = Callable[[BackgroundJob, Publish], Coroutine[Any, Any, Snapshot]]
+"""Runs one job: publishes in-progress snapshots, returns the terminal one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,9 +64,19 @@ class IdempotencyKeyReusedError(Exception):
     """The key already names a different request."""
 
 
+def failed_snapshot(snapshot: Snapshot, message: str = INTERNAL_ERROR_MESSAGE) -> Snapshot:
+    """``snapshot`` (keeping its partial output) turned into a failed Response."""
+    return {
+        **snapshot,
+        "status": "failed",
+        "completed_at": int(time.time()),
+        "error": {"code": "server_error", "message": message},
+    }
+
+
 class BackgroundBackend(Protocol):
     async def submit(
-        self, queued: Snapshot, scope: str, body: JobBody, idempotency: IdempotencyKey | None
+        self, queued: Snapshot, job: BackgroundJob, idempotency: IdempotencyKey | None
     ) -> Snapshot:
         """Store the queued Response and schedule its job, or return the Response an
         idempotency key already created (raising ``IdempotencyKeyReusedError`` on a mismatch)."""

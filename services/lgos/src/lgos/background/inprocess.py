@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 
 from lgos.background.backend import (
     TERMINAL,
+    BackgroundJob,
     IdempotencyKey,
     IdempotencyKeyReusedError,
-    JobBody,
+    JobExecutor,
     Snapshot,
+    failed_snapshot,
 )
-from lgos.errors import INTERNAL_ERROR_MESSAGE
 
 logger = logging.getLogger("lgos.background")
 
@@ -38,14 +39,15 @@ class _Record:
 
 
 class InProcessBackend:
-    def __init__(self, idempotency_ttl: float = 24 * 3600.0) -> None:
+    def __init__(self, executor: JobExecutor, idempotency_ttl: float = 24 * 3600.0) -> None:
+        self._execute = executor
         self._records: dict[str, _Record] = {}
         self._keys: dict[tuple[str, str], tuple[str, str, float]] = {}
         self._lock = asyncio.Lock()
         self.idempotency_ttl = idempotency_ttl
 
     async def submit(
-        self, queued: Snapshot, scope: str, body: JobBody, idempotency: IdempotencyKey | None
+        self, queued: Snapshot, job: BackgroundJob, idempotency: IdempotencyKey | None
     ) -> Snapshot:
         async with self._lock:
             if idempotency is not None:
@@ -60,27 +62,23 @@ class InProcessBackend:
                     idempotency.request_hash,
                     time.monotonic() + self.idempotency_ttl,
                 )
-            record = _Record(scope, queued)
+            record = _Record(job.scope, queued)
             self._records[queued["id"]] = record
-            record.task = asyncio.create_task(self._run(record, body))
+            record.task = asyncio.create_task(self._run(record, job))
             return copy.deepcopy(queued)
 
-    async def _run(self, record: _Record, body: JobBody) -> None:
+    async def _run(self, record: _Record, job: BackgroundJob) -> None:
         def publish(snapshot: Snapshot) -> None:
             if not record.terminal:
                 record.snapshot = snapshot
 
         try:
-            final = await body(publish)
+            final = await self._execute(job, publish)
         except asyncio.CancelledError:
             return  # cancel() already recorded the terminal state
         except Exception:
             logger.exception("background job failed", extra={"response_id": record.snapshot["id"]})
-            final = {
-                **record.snapshot,
-                "status": "failed",
-                "error": {"code": "server_error", "message": INTERNAL_ERROR_MESSAGE},
-            }
+            final = failed_snapshot(record.snapshot)
         publish(final)
 
     async def retrieve(self, response_id: str, scope: str) -> Snapshot | None:

@@ -1,0 +1,293 @@
+"""``lgos worker``: runs background jobs from the Redis stream, records them in PostgreSQL.
+
+Per job: claim the queued row (only one delivery ever wins), run it, heartbeat every
+``worker_heartbeat`` seconds together with the latest partial snapshot, record the terminal
+snapshot unless the Response already ended. A cancel arrives on the Redis channel; the heartbeat
+is the safety net (it stops a job whose row is no longer ``in_progress`` for this worker).
+
+Every worker also sweeps: in-progress rows whose heartbeat is older than ``worker_stale_after``
+belong to a dead worker and fail; queued rows nobody claimed for ``background_requeue_after``
+are dispatched again.
+
+On SIGTERM/SIGINT the worker stops taking jobs, lets in-flight ones run for up to
+``worker_shutdown_grace`` seconds, then fails and cancels what is left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import socket
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import uuid4
+
+import orjson
+from psycopg_pool import AsyncConnectionPool
+from redis.asyncio import Redis
+from taskiq.acks import AcknowledgeType
+from taskiq.receiver import Receiver
+from taskiq_redis import RedisStreamBroker
+
+from lgos.background.backend import BackgroundJob, JobExecutor, Snapshot
+from lgos.background.queue import RUN_TASK, cancel_channel, dispatch, make_broker
+from lgos.background.records import BackgroundRecords
+from lgos.errors import INTERNAL_ERROR_MESSAGE
+from lgos.interrupts.persistence import open_pool
+from lgos.settings import LGOSSettings
+
+logger = logging.getLogger("lgos.worker")
+
+SHUTDOWN_MESSAGE = "The worker shut down before this response finished."
+
+
+@dataclass
+class _Progress:
+    """The latest snapshot a job published, and whether the database has seen it yet."""
+
+    latest: Snapshot | None = None
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def publish(self, snapshot: Snapshot) -> None:
+        self.latest = snapshot
+        self.changed.set()
+
+    def take(self) -> Snapshot | None:
+        if not self.changed.is_set():
+            return None
+        self.changed.clear()
+        return self.latest
+
+
+class Worker:
+    def __init__(self, settings: LGOSSettings, execute: JobExecutor) -> None:
+        assert settings.postgres_uri
+        assert settings.redis_url
+        self.settings = settings
+        self.execute = execute
+        self.name = f"{socket.gethostname()}:{os.getpid()}:{uuid4().hex[:6]}"
+        self.stopping = asyncio.Event()
+        self._jobs: dict[str, asyncio.Task[Snapshot]] = {}
+        self._handlers: set[asyncio.Task[Any]] = set()
+        self._records: BackgroundRecords | None = None
+        self._broker: RedisStreamBroker | None = None
+
+    @property
+    def records(self) -> BackgroundRecords:
+        assert self._records is not None, "the worker is not running"
+        return self._records
+
+    @property
+    def broker(self) -> RedisStreamBroker:
+        assert self._broker is not None, "the worker is not running"
+        return self._broker
+
+    @property
+    def running(self) -> int:
+        return len(self._jobs)
+
+    async def run(self, health_port: int | None = None) -> None:
+        settings = self.settings
+        assert settings.postgres_uri
+        assert settings.redis_url
+        async with AsyncExitStack() as stack:
+            pool: AsyncConnectionPool[Any] = await open_pool(stack, settings.postgres_uri)
+            self._records = BackgroundRecords(pool, settings.background_queue)
+            await self._records.setup()
+            self._broker = make_broker(
+                settings.redis_url, settings.background_queue, consumer=self.name
+            )
+
+            async def run_background(response_id: str) -> None:
+                await self._handle(response_id)  # taskiq registers functions, not methods
+
+            self._broker.register_task(run_background, task_name=RUN_TASK)
+            await self._broker.startup()
+            stack.push_async_callback(self._broker.shutdown)
+            redis: Redis = Redis.from_url(settings.redis_url)
+            stack.push_async_callback(redis.aclose)
+            helpers = [
+                asyncio.create_task(self._listen_for_cancels(redis)),
+                asyncio.create_task(self._sweep_forever()),
+            ]
+            if health_port is not None:
+                server = await asyncio.start_server(
+                    self._health, settings.host, health_port, reuse_address=True
+                )
+                stack.push_async_callback(server.wait_closed)
+                stack.callback(server.close)
+            receiver = Receiver(
+                self._broker,
+                run_startup=False,
+                max_async_tasks=settings.worker_concurrency,
+                ack_type=AcknowledgeType.WHEN_EXECUTED,
+                wait_tasks_timeout=settings.worker_shutdown_grace,
+            )
+            logger.info(
+                "worker started",
+                extra={"worker": self.name, "concurrency": settings.worker_concurrency},
+            )
+            try:
+                await receiver.listen(self.stopping)
+            finally:
+                await self._fail_leftovers()
+                for helper in helpers:
+                    helper.cancel()
+                await asyncio.gather(*helpers, return_exceptions=True)
+            logger.info("worker stopped", extra={"worker": self.name})
+
+    def install_signal_handlers(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self._request_stop, sig)
+
+    def _request_stop(self, sig: signal.Signals) -> None:
+        if not self.stopping.is_set():
+            logger.info(
+                "stopping: no new jobs",
+                extra={
+                    "signal": sig.name,
+                    "running": self.running,
+                    "grace_seconds": self.settings.worker_shutdown_grace,
+                },
+            )
+            self.stopping.set()
+
+    async def _fail_leftovers(self) -> None:
+        """After the grace period: what still runs fails now, rather than when a sweep notices."""
+        for response_id, task in list(self._jobs.items()):
+            with contextlib.suppress(Exception):
+                await self.records.fail(response_id, self.name, SHUTDOWN_MESSAGE)
+            task.cancel()
+        # Let handlers unwind so their messages are acknowledged before the broker closes.
+        if self._handlers:
+            await asyncio.wait(self._handlers, timeout=5.0)
+
+    async def _handle(self, response_id: str) -> None:
+        """The taskiq task: one delivery of one Response id."""
+        current = asyncio.current_task()
+        assert current is not None
+        self._handlers.add(current)
+        try:
+            if self.stopping.is_set():
+                return  # read during shutdown: leave it queued for another worker's requeue
+            job = await self.records.claim(response_id, self.name)
+            if job is None:
+                return  # cancelled while queued, or a redelivery of a job already taken
+            await self._run(job)
+        finally:
+            self._handlers.discard(current)
+
+    async def _run(self, job: BackgroundJob) -> None:
+        response_id = job.response_id
+        progress = _Progress()
+        task = asyncio.create_task(self.execute(job, progress.publish))
+        self._jobs[response_id] = task
+        pump = asyncio.create_task(self._pump(response_id, task, progress))
+        logger.info("job started", extra={"response_id": response_id, "worker": self.name})
+        try:
+            final = await task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise
+            # Cancelled, failed by a sweep, or failed at shutdown: the row already says so.
+            logger.info("job stopped", extra={"response_id": response_id})
+            return
+        except Exception:
+            logger.exception("background job failed", extra={"response_id": response_id})
+            await self.records.fail(response_id, self.name, INTERNAL_ERROR_MESSAGE, progress.latest)
+            return
+        finally:
+            self._jobs.pop(response_id, None)
+            pump.cancel()
+            await asyncio.gather(pump, return_exceptions=True)
+        recorded = await self.records.finish(response_id, self.name, final)
+        logger.info(
+            "job finished",
+            extra={"response_id": response_id, "status": final["status"], "recorded": recorded},
+        )
+
+    async def _pump(
+        self, response_id: str, task: asyncio.Task[Snapshot], progress: _Progress
+    ) -> None:
+        """Heartbeat, carrying new partial snapshots as soon as they are published."""
+        while not task.done():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    progress.changed.wait(), timeout=self.settings.worker_heartbeat
+                )
+            try:
+                ours = await self.records.heartbeat(response_id, self.name, progress.take())
+            except Exception:
+                logger.warning("heartbeat failed", extra={"response_id": response_id})
+                await asyncio.sleep(min(1.0, self.settings.worker_heartbeat))
+                continue
+            if not ours:
+                task.cancel()
+                return
+
+    async def _listen_for_cancels(self, redis: Redis) -> None:
+        channel = cancel_channel(self.settings.background_queue)
+        while True:
+            try:
+                async with redis.pubsub() as pubsub:
+                    await pubsub.subscribe(channel)
+                    async for message in pubsub.listen():
+                        if message.get("type") != "message":
+                            continue
+                        task = self._jobs.get(message["data"].decode())
+                        if task is not None:
+                            task.cancel()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                # The heartbeat still stops cancelled jobs; resubscribe shortly.
+                logger.warning("cancel channel lost; resubscribing", exc_info=True)
+                await asyncio.sleep(1.0)
+
+    async def _sweep_forever(self) -> None:
+        settings = self.settings
+        while True:
+            await asyncio.sleep(settings.background_sweep_interval)
+            try:
+                result = await self.records.sweep(
+                    stale_after=settings.worker_stale_after,
+                    requeue_after=settings.background_requeue_after,
+                    retention=settings.background_retention,
+                )
+                for response_id in result.failed:
+                    logger.warning(
+                        "worker lost; response failed", extra={"response_id": response_id}
+                    )
+                for response_id in result.requeue:
+                    await dispatch(self.broker, response_id)
+            except Exception:
+                logger.warning("background sweep failed", exc_info=True)
+
+    async def _health(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """A minimal ``GET /health`` so supervisors and tests can wait for a ready worker."""
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout=5.0)
+            stopping = self.stopping.is_set()
+            body = orjson.dumps(
+                {
+                    "status": "stopping" if stopping else "ok",
+                    "worker": self.name,
+                    "running": self.running,
+                }
+            )
+            status = b"503 Service Unavailable" if stopping else b"200 OK"
+            writer.write(
+                b"HTTP/1.1 " + status + b"\r\nContent-Type: application/json\r\n"
+                b"Content-Length: "
+                + str(len(body)).encode()
+                + b"\r\nConnection: close\r\n\r\n"
+                + body
+            )
+            await writer.drain()
+        writer.close()
