@@ -6,8 +6,9 @@
     python scripts/devstack.py status
 
 Ports and the state folder can be overridden (tests run a private stack on free ports):
-LGOS_PORT, OFFLINE_MODEL_PORT, SEARXNG_PORT, POSTGRES_PORT, REDIS_PORT, DEVSTACK_STATE_DIR,
-DEVSTACK_PGDATA (the PostgreSQL data folder; as root it must be reachable by the lgos-dev user).
+LGOS_PORT, LGOS_WORKER_PORT (health only, default 3010), OFFLINE_MODEL_PORT, SEARXNG_PORT,
+POSTGRES_PORT, REDIS_PORT, DEVSTACK_STATE_DIR, DEVSTACK_PGDATA (the PostgreSQL data folder; as
+root it must be reachable by the lgos-dev user).
 """
 
 from __future__ import annotations
@@ -150,6 +151,16 @@ def components() -> list[Component]:
     search_port = int(os.environ.get("SEARXNG_PORT", "3005"))
     pg_port = int(os.environ.get("POSTGRES_PORT", "3001"))
     redis_port = int(os.environ.get("REDIS_PORT", "3008"))
+    # The worker has no fixed port in the design; it serves only its health check.
+    worker_port = int(os.environ.get("LGOS_WORKER_PORT", "3010"))
+    registry = "lgos_demo_graphs.registry:create_registry"
+    lgos_env = {
+        "DEMO_API_OFFLINE_MODEL_URL": f"http://127.0.0.1:{model_port}/v1",
+        "DEMO_API_WEB_SEARCH_URL": f"http://127.0.0.1:{search_port}",
+        "LGOS_POSTGRES_URI": f"postgresql://postgres@127.0.0.1:{pg_port}/postgres",
+        "LGOS_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
+        "LGOS_BACKGROUND": "distributed",
+    }
     return [
         Component(
             "postgres",
@@ -202,21 +213,14 @@ def components() -> list[Component]:
         Component(
             "lgos",
             lgos_port,
-            [
-                sys.executable,
-                "-m",
-                "lgos",
-                "serve",
-                "lgos_demo_graphs.registry:create_registry",
-                "--port",
-                str(lgos_port),
-            ],
-            {
-                "DEMO_API_OFFLINE_MODEL_URL": f"http://127.0.0.1:{model_port}/v1",
-                "DEMO_API_WEB_SEARCH_URL": f"http://127.0.0.1:{search_port}",
-                "LGOS_POSTGRES_URI": f"postgresql://postgres@127.0.0.1:{pg_port}/postgres",
-                "LGOS_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
-            },
+            [sys.executable, "-m", "lgos", "serve", registry, "--port", str(lgos_port)],
+            lgos_env,
+        ),
+        Component(
+            "lgos-worker",
+            worker_port,
+            [sys.executable, "-m", "lgos", "worker", registry, "--port", str(worker_port)],
+            lgos_env,
         ),
     ]
 

@@ -36,7 +36,14 @@ def remove_pg_data() -> Iterator[None]:
 
 
 def stack_ports() -> dict[str, str]:
-    names = ("LGOS_PORT", "OFFLINE_MODEL_PORT", "SEARXNG_PORT", "POSTGRES_PORT", "REDIS_PORT")
+    names = (
+        "LGOS_PORT",
+        "LGOS_WORKER_PORT",
+        "OFFLINE_MODEL_PORT",
+        "SEARXNG_PORT",
+        "POSTGRES_PORT",
+        "REDIS_PORT",
+    )
     return {name: str(free_port()) for name in names}
 
 
@@ -90,6 +97,7 @@ def test_status_reports_every_component(stack: dict[str, str]) -> None:
     assert result.returncode == 0
     assert "lgos" in result.stdout and "offline-model" in result.stdout
     assert "searxng" in result.stdout
+    assert "lgos-worker" in result.stdout
 
 
 def test_quickstart_example(stack: dict[str, str]) -> None:
@@ -142,6 +150,18 @@ def test_background_report_example(stack: dict[str, str]) -> None:
     assert "completed" in lines
     assert "status: Collecting sources" in lines
     assert 'You said: "Report on idempotency keys in job queues."' in out
+    # It ran on the stack's worker process, recorded in the embedded PostgreSQL.
+    import psycopg
+
+    pg = f"postgresql://postgres@127.0.0.1:{stack['POSTGRES_PORT']}/postgres"
+    with psycopg.connect(pg) as conn:
+        rows = conn.execute(
+            "select status, worker from lgos_background_responses where id = %s",
+            (lines[0].split()[0],),
+        ).fetchall()
+    assert len(rows) == 1
+    assert rows[0][0] == "completed"
+    assert rows[0][1] is not None
 
 
 def test_logs_are_written(stack: dict[str, str]) -> None:
@@ -150,6 +170,7 @@ def test_logs_are_written(stack: dict[str, str]) -> None:
     assert (logs / "offline-model.log").exists()
     assert (logs / "searxng.log").exists()
     assert (logs / "postgres.log").exists()
+    assert "worker started" in (logs / "lgos-worker.log").read_text()
 
 
 def test_foreground_stack_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
