@@ -80,8 +80,9 @@ test-integration: $(SYNCED) $(SERVERS)
 test-e2e: $(SYNCED) $(SERVERS)
 	$(RUN) pytest tests/e2e
 
-bench: $(SYNCED)  ## serving overhead vs. the same graph in-process
+bench: $(SYNCED)  ## serving overhead vs. in-process; background queue latency and jobs/s
 	$(RUN) python scripts/bench_serving.py
+	$(RUN) python scripts/bench_queue.py
 
 clean:
 	rm -rf .venv $(TOOLS) .dev .mypy_cache .ruff_cache .pytest_cache

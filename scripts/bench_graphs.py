@@ -10,7 +10,7 @@ from typing import Any
 
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.pregel import Pregel
-from lgos import GraphConfig, GraphRegistry
+from lgos import GraphConfig, GraphFeature, GraphRegistry
 
 from tests.support.fake_model import ScriptedChatModel
 
@@ -43,5 +43,10 @@ def create_registry() -> GraphRegistry:
         {
             "bench-short": GraphConfig(graph=short_graph, description="Short answer."),
             "bench-stream": GraphConfig(graph=stream_graph, description="200-chunk answer."),
+            "bench-background": GraphConfig(
+                graph=short_graph,
+                description="Short answer, as a background job (queue benchmark).",
+                features=frozenset({GraphFeature.BACKGROUND}),
+            ),
         }
     )

@@ -1,7 +1,7 @@
 """The benchmark keeps working: a short run prints its table and every target line.
 
-Numbers are not asserted here (targets live in the benchmark's own output), only that the
-script runs end to end against a real ``lgos serve`` process.
+Numbers are not asserted here (targets live in the benchmarks' own output), only that the
+scripts run end to end against real ``lgos serve`` (and ``lgos worker``) processes.
 """
 
 from __future__ import annotations
@@ -31,3 +31,26 @@ def test_benchmark_prints_its_table() -> None:
         "server RSS idle",
     ):
         assert target in out
+
+
+def test_queue_benchmark_prints_latency_and_throughput() -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "bench_queue.py"),
+            "--jobs",
+            "20",
+            "--sequential",
+            "5",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "| 1 |" in out
+    assert "| 2 |" in out
+    assert "queue latency (create → in_progress) p50 idle:" in out
+    assert "jobs/s 2 workers / 1 worker:" in out

@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS lgos_background_responses (
     created_at timestamptz NOT NULL DEFAULT now(),
     updated_at timestamptz NOT NULL DEFAULT now(),
     dispatched_at timestamptz NOT NULL DEFAULT now(),
+    started_at timestamptz,
     heartbeat_at timestamptz
 );
 CREATE INDEX IF NOT EXISTS lgos_background_responses_active
@@ -217,7 +218,7 @@ class BackgroundRecords:
                 """
                 UPDATE lgos_background_responses
                 SET status = 'in_progress', worker = %s, heartbeat_at = now(),
-                    updated_at = now(),
+                    started_at = now(), updated_at = now(),
                     snapshot = jsonb_set(snapshot, '{status}', '"in_progress"')
                 WHERE id = %s AND status = 'queued'
                 RETURNING job
