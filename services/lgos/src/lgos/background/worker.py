@@ -188,6 +188,8 @@ class Worker:
         task = asyncio.create_task(self.execute(job, progress.publish))
         self._jobs[response_id] = task
         pump = asyncio.create_task(self._pump(response_id, task, progress))
+        # Wake the pump when the job ends, so it stops between writes rather than inside one.
+        task.add_done_callback(lambda _: progress.changed.set())
         logger.info("job started", extra={"response_id": response_id, "worker": self.name})
         try:
             final = await task
@@ -204,7 +206,7 @@ class Worker:
             return
         finally:
             self._jobs.pop(response_id, None)
-            pump.cancel()
+            task.cancel()  # a no-op unless this handler itself is being cancelled
             await asyncio.gather(pump, return_exceptions=True)
         recorded = await self.records.finish(response_id, self.name, final)
         logger.info(
@@ -221,6 +223,8 @@ class Worker:
                 await asyncio.wait_for(
                     progress.changed.wait(), timeout=self.settings.worker_heartbeat
                 )
+            if task.done():
+                return  # the final snapshot supersedes any partial one
             try:
                 ours = await self.records.heartbeat(response_id, self.name, progress.take())
             except Exception:
