@@ -1,0 +1,40 @@
+"""Settings that cannot work are refused at start-up, with a message naming what is missing."""
+
+from __future__ import annotations
+
+import pytest
+from lgos.cli import settings_from_env
+from lgos.settings import LGOSSettings
+from pydantic import ValidationError
+
+
+def test_embedded_defaults_need_nothing() -> None:
+    settings = LGOSSettings()
+    assert settings.background == "inprocess"
+
+
+def test_distributed_engine_needs_postgres_and_redis() -> None:
+    with pytest.raises(ValidationError, match="LGOS_POSTGRES_URI and LGOS_REDIS_URL"):
+        LGOSSettings(background="distributed", redis_url="redis://x")
+    ok = LGOSSettings(
+        background="distributed", redis_url="redis://x", postgres_uri="postgresql://x"
+    )
+    assert ok.background == "distributed"
+
+
+def test_a_worker_must_heartbeat_well_within_the_stale_bound() -> None:
+    with pytest.raises(ValidationError, match="must exceed two heartbeats"):
+        LGOSSettings(worker_heartbeat=5, worker_stale_after=8)
+
+
+def test_the_cli_reports_bad_settings_without_a_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("LGOS_POSTGRES_URI", raising=False)
+    monkeypatch.delenv("LGOS_REDIS_URL", raising=False)
+    with pytest.raises(SystemExit) as exited:
+        settings_from_env(background="distributed")
+    assert str(exited.value) == (
+        "lgos: invalid settings: LGOS_BACKGROUND=distributed needs LGOS_POSTGRES_URI and "
+        "LGOS_REDIS_URL"
+    )
