@@ -7,9 +7,11 @@ import json
 import uuid
 from typing import Any
 
+import httpx
 import openai
 import pytest
 from openai import AsyncOpenAI
+from starlette.requests import Request
 
 from tests.support.graphs import SCRIPTED_TEXT, SECRET
 
@@ -189,3 +191,42 @@ async def test_in_progress_snapshots_show_the_partial_answer(client: AsyncOpenAI
     assert any(0 < len(p) < len(SCRIPTED_TEXT) for p in partials), partials
     assert all(SCRIPTED_TEXT.startswith(p) for p in partials)
     assert snapshot.output[0].status == "completed"
+
+
+async def test_other_scopes_see_nothing(tmp_path: Any, offline_model: Any) -> None:
+    from lgos import LGOSSettings, create_app
+
+    from tests.conftest import sdk_client
+    from tests.support.graphs import create_registry
+
+    def tenant(request: Request) -> str:
+        # Stands for authenticated state; never caller metadata in a real deployment.
+        return request.headers.get("x-test-tenant", "none")
+
+    app = create_app(create_registry(), LGOSSettings(state_dir=tmp_path), scope_resolver=tenant)
+    a, b = {"x-test-tenant": "a"}, {"x-test-tenant": "b"}
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://lgos.test") as http:
+        client = sdk_client("http://lgos.test/v1", http)
+        body: dict[str, Any] = {
+            "model": "slow-background",
+            "input": "mine",
+            "background": True,
+            "metadata": slow(0.1),
+        }
+        key = {"Idempotency-Key": "shared-key"}
+        mine = await client.responses.create(**body, extra_headers={**a, **key})
+        with pytest.raises(openai.NotFoundError) as hidden:
+            await client.responses.retrieve(mine.id, extra_headers=b)
+        with pytest.raises(openai.NotFoundError) as unknown:
+            await client.responses.retrieve("resp_unknown", extra_headers=b)
+        assert hidden.value.body["message"].replace(mine.id, "ID") == unknown.value.body[
+            "message"
+        ].replace("resp_unknown", "ID")  # the same answer as for an id that never existed
+        with pytest.raises(openai.NotFoundError):
+            await client.responses.cancel(mine.id, extra_headers=b)
+        # Keys are scoped like runs: the same key in another scope names another Response.
+        theirs = await client.responses.create(**body, extra_headers={**b, **key})
+        assert theirs.id != mine.id
+        assert (await poll(client.with_options(default_headers=a), mine.id)).status == "completed"
+        await app.state.lgos.aclose()
