@@ -6,7 +6,7 @@
     python scripts/devstack.py status
 
 Ports and the state folder can be overridden (tests run a private stack on free ports):
-LGOS_PORT, LGOS_WORKER_PORT (health only, default 3010), OFFLINE_MODEL_PORT, SEARXNG_PORT,
+LGOS_PORT, LGOS_WORKER_PORT (health only, default 3011), OFFLINE_MODEL_PORT, SEARXNG_PORT,
 POSTGRES_PORT, REDIS_PORT, DEVSTACK_STATE_DIR, DEVSTACK_PGDATA (the PostgreSQL data folder; as
 root it must be reachable by the lgos-dev user).
 """
@@ -152,7 +152,7 @@ def components() -> list[Component]:
     pg_port = int(os.environ.get("POSTGRES_PORT", "3001"))
     redis_port = int(os.environ.get("REDIS_PORT", "3008"))
     # The worker has no fixed port in the design; it serves only its health check.
-    worker_port = int(os.environ.get("LGOS_WORKER_PORT", "3010"))
+    worker_port = int(os.environ.get("LGOS_WORKER_PORT", "3011"))
     registry = "lgos_demo_graphs.registry:create_registry"
     lgos_env = {
         "DEMO_API_OFFLINE_MODEL_URL": f"http://127.0.0.1:{model_port}/v1",
