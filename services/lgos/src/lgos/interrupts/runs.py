@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +27,9 @@ from lgos.interrupts.coordinator import Lease, RunCoordinator
 from lgos.interrupts.ids import INTERRUPT_TOOL, call_id, paused_response_id
 from lgos.interrupts.keys import thread_key
 from lgos.interrupts.persistence import FencedSaver, delete_quietly
+from lgos.request import GraphRequest
 from lgos.runtime.events import FunctionCall, RunOutcome
+from lgos.runtime.runner import GraphRunner, RunPlan
 
 logger = logging.getLogger("lgos.interrupts")
 
@@ -153,6 +156,17 @@ class InterruptService:
             for task in snapshot.tasks
             for interrupt in task.interrupts
         }
+
+    def prepare(self, runner: GraphRunner, request: GraphRequest, run: InterruptRun) -> RunPlan:
+        """The run plan of ``run``: its checkpointed graph, thread and resume command, with
+        ``finish`` called once the invocation has drained."""
+        return runner.prepare(
+            request,
+            graph=run.graph,
+            thread_id=run.thread_id,
+            command=run.command,
+            finish=functools.partial(self.finish, run),
+        )
 
     async def finish(self, run: InterruptRun, outcome: RunOutcome) -> bool:
         """After the invocation drained: expose the pending batch, or delete the finished run."""

@@ -8,7 +8,6 @@ and failure reasons exactly as foreground Responses do.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import time
 from typing import Any
@@ -129,13 +128,7 @@ async def execute_job(state: AppState, job: BackgroundJob, publish: Publish) -> 
             return failed
     try:
         if service is not None and run is not None:
-            plan = runner.prepare(
-                decoded.graph_request,
-                graph=run.graph,
-                thread_id=run.thread_id,
-                command=run.command,
-                finish=functools.partial(service.finish, run),
-            )
+            plan = service.prepare(runner, decoded.graph_request, run)
         else:
             plan = runner.prepare(decoded.graph_request)
         last = b""

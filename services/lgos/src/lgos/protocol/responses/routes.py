@@ -55,13 +55,7 @@ async def _interrupt_response(
         resume = decoded.resume
         run = await service.resume(runner.graph, scope, runner.model, resume.run_id, resume.answers)
     try:
-        plan = runner.prepare(
-            decoded.graph_request,
-            graph=run.graph,
-            thread_id=run.thread_id,
-            command=run.command,
-            finish=functools.partial(service.finish, run),
-        )
+        plan = service.prepare(runner, decoded.graph_request, run)
     except BaseException:
         await service.close(run)
         raise
