@@ -17,7 +17,8 @@ $(UV):
 	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 
 $(SYNCED): $(UV) uv.lock pyproject.toml services/lgos/pyproject.toml \
-		services/offline-model/pyproject.toml graphs/pyproject.toml
+		services/offline-model/pyproject.toml services/files/pyproject.toml \
+		graphs/pyproject.toml
 	$(UV) sync --frozen
 	touch $@
 
