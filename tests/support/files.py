@@ -186,7 +186,8 @@ def minilm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 async def running(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     """The app in-process with its lifespan, behind an httpx client."""
     async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
+        # Like a real server: an unexpected error becomes the 500 envelope, not a raised exception.
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
         async with httpx.AsyncClient(transport=transport, base_url="http://files.test") as http:
             yield http
 
