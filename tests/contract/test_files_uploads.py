@@ -1,4 +1,4 @@
-"""Uploads are bounded and all-or-nothing: too large, interrupted or failing leaves nothing behind."""
+"""Uploads are bounded and all-or-nothing: too large, cut off or failing leaves nothing behind."""
 
 from __future__ import annotations
 
@@ -7,13 +7,12 @@ import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import httpx
 import openai
 import psycopg
 import pytest
 from fastapi import FastAPI
-
 from files_service import create_app, file_records
+
 from tests.support.files import API_KEY, FilesProcess, files_client, running, settings
 
 
@@ -58,7 +57,7 @@ async def test_over_the_size_limit_is_413(
 
         # A chunked body (no Content-Length) is cut off as it arrives.
         async def chunked() -> AsyncIterator[bytes]:
-            yield b"--b\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nuser_data\r\n"
+            yield b'--b\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nuser_data\r\n'
             yield b'--b\r\nContent-Disposition: form-data; name="file"; filename="c.txt"\r\n\r\n'
             for _ in range(100):
                 yield b"y" * 1000
@@ -210,5 +209,3 @@ async def test_expired_files_disappear_and_are_swept(
         assert [f async for f in sdk.files.list()] == []
         assert await files_app.state.files.sweep_expired() == 1
     assert row_count(files_db) == 0 and stored_objects(files_storage) == []
-
-

@@ -55,7 +55,9 @@ SELECT s.*,
        count(*) FILTER (WHERE f.status = 'failed') AS failed,
        count(*) FILTER (WHERE f.status = 'cancelled') AS cancelled,
        coalesce(sum(f.usage_bytes), 0) AS usage_bytes
-FROM vector_stores s LEFT JOIN vector_store_files f ON f.vector_store_id = s.id
+FROM (SELECT * FROM vector_stores WHERE {where}) s
+LEFT JOIN vector_store_files f ON f.vector_store_id = s.id
+GROUP BY s.id, s.seq, s.name, s.metadata, s.expires_after_days, s.created_at, s.last_active_at
 """
 
 
@@ -89,7 +91,7 @@ def _store_object(row: dict[str, Any]) -> dict[str, Any]:
 async def get_store(pool: Pool, store_id: str) -> dict[str, Any] | None:
     async with pool.connection() as conn:
         await fail_overdue(conn)
-        cursor = await conn.execute(f"{_STORE_SELECT} WHERE s.id = %s GROUP BY s.id", (store_id,))
+        cursor = await conn.execute(_STORE_SELECT.format(where="id = %s"), (store_id,))
         row = await cursor.fetchone()
     return _store_object(row) if row else None
 
@@ -101,8 +103,7 @@ async def list_stores(pool: Pool, page: PageRequest) -> dict[str, Any]:
         await check_cursors(conn, page, "vector_stores")
         await fail_overdue(conn)
         cursor = await conn.execute(
-            f"{_STORE_SELECT} WHERE {where.as_string(conn)} GROUP BY s.id "
-            f"ORDER BY s.seq {order} LIMIT %s",
+            _STORE_SELECT.format(where=where.as_string(conn)) + f" ORDER BY s.seq {order} LIMIT %s",
             [*params, page.limit + 1],
         )
         rows = await cursor.fetchall()
