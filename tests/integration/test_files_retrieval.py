@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+from files_service import create_app
 from openai import AsyncOpenAI
 
-from files_service import create_app
 from tests.support.files import files_client, running, scratch_database, settings
 from tests.support.files_corpus import CORPUS, PARAPHRASES, QUERIES
 from tests.support.servers import Server
@@ -64,9 +64,7 @@ async def semantic(
     vector_db: str, minilm: Server, tmp_storage: str
 ) -> AsyncIterator[tuple[AsyncOpenAI, str]]:
     app = create_app(
-        settings(
-            postgres_uri=vector_db, storage_dir=tmp_storage, embeddings_url=f"{minilm.url}/v1"
-        )
+        settings(postgres_uri=vector_db, storage_dir=tmp_storage, embeddings_url=f"{minilm.url}/v1")
     )
     async with running(app) as http:
         sdk = files_client("http://files.test/v1", http)

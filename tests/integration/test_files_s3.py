@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 
 import openai
 import psycopg
 import pytest
 from fastapi import FastAPI
+from files_service import create_app, file_records
 from minio import Minio
 from minio.error import S3Error
 
-from files_service import create_app, file_records
 from tests.support.files import create_bucket, files_client, running, settings
 from tests.support.servers import Server
 
@@ -30,8 +29,8 @@ def s3(moto_s3: Server) -> Minio:
 
 
 @pytest.fixture
-def s3_app(moto_s3: Server, bucket: str, files_db: str) -> Iterator[FastAPI]:
-    yield create_app(
+def s3_app(moto_s3: Server, bucket: str, files_db: str) -> FastAPI:
+    return create_app(
         settings(
             postgres_uri=files_db,
             storage="s3",
