@@ -11,9 +11,17 @@ import openai
 import psycopg
 import pytest
 from fastapi import FastAPI
-from files_service import create_app, file_records
+from files_service import create_app
 
-from tests.support.files import API_KEY, FilesProcess, files_client, running, settings
+from tests.support.files import (
+    API_KEY,
+    FilesProcess,
+    fail_metadata_writes,
+    files_client,
+    files_sdk,
+    running,
+    settings,
+)
 
 
 def row_count(uri: str) -> int:
@@ -108,12 +116,8 @@ async def test_interrupted_upload_leaves_no_row_and_no_object(
 async def test_failed_metadata_write_removes_the_stored_bytes(
     files_app: FastAPI, files_db: str, files_storage: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async def broken_insert(*args: object) -> None:
-        raise psycopg.OperationalError("connection lost: secret-detail")
-
-    monkeypatch.setattr(file_records, "insert", broken_insert)
-    async with running(files_app) as http:
-        sdk = files_client("http://files.test/v1", http)
+    fail_metadata_writes(monkeypatch, "connection lost: secret-detail")
+    async with files_sdk(files_app) as sdk:
         with pytest.raises(openai.InternalServerError) as error:
             await sdk.files.create(file=("a.txt", b"abc"), purpose="user_data")
     assert error.value.body == {
@@ -147,8 +151,7 @@ async def test_failed_storage_write_leaves_no_row(
 async def test_delete_removes_row_and_bytes(
     files_app: FastAPI, files_db: str, files_storage: Path
 ) -> None:
-    async with running(files_app) as http:
-        sdk = files_client("http://files.test/v1", http)
+    async with files_sdk(files_app) as sdk:
         uploaded = await sdk.files.create(file=("a.txt", b"abc"), purpose="user_data")
         assert row_count(files_db) == 1 and len(stored_objects(files_storage)) == 1
         await sdk.files.delete(uploaded.id)
@@ -159,8 +162,7 @@ async def test_delete_removes_row_and_bytes(
 async def test_delete_keeps_the_row_when_bytes_cannot_be_removed(
     files_app: FastAPI, files_db: str, files_storage: Path
 ) -> None:
-    async with running(files_app) as http:
-        sdk = files_client("http://files.test/v1", http)
+    async with files_sdk(files_app) as sdk:
         uploaded = await sdk.files.create(file=("a.txt", b"abc"), purpose="user_data")
 
         async def broken_delete(key: str) -> None:
@@ -195,8 +197,7 @@ async def test_large_upload_streams_and_round_trips(
 async def test_expired_files_disappear_and_are_swept(
     files_app: FastAPI, files_db: str, files_storage: Path
 ) -> None:
-    async with running(files_app) as http:
-        sdk = files_client("http://files.test/v1", http)
+    async with files_sdk(files_app) as sdk:
         uploaded = await sdk.files.create(
             file=("a.txt", b"abc"),
             purpose="user_data",

@@ -12,7 +12,11 @@ import pytest
 from files_service import create_app
 from openai import AsyncOpenAI
 
-from tests.support.files import files_client, running, scratch_database, settings
+from tests.support.files import (
+    files_sdk,
+    scratch_database,
+    settings,
+)
 from tests.support.files_corpus import CORPUS, PARAPHRASES, QUERIES
 from tests.support.servers import Server
 
@@ -47,8 +51,7 @@ def tmp_storage(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 async def test_full_text_finds_each_file_in_top_3(files_db: str, tmp_storage: str) -> None:
     app = create_app(settings(postgres_uri=files_db, storage_dir=tmp_storage))
-    async with running(app) as http:
-        sdk = files_client("http://files.test/v1", http)
+    async with files_sdk(app) as sdk:
         store_id, _ = await seed(sdk)
         assert await misses(sdk, store_id, QUERIES) == []
 
@@ -66,8 +69,7 @@ async def semantic(
     app = create_app(
         settings(postgres_uri=vector_db, storage_dir=tmp_storage, embeddings_url=f"{minilm.url}/v1")
     )
-    async with running(app) as http:
-        sdk = files_client("http://files.test/v1", http)
+    async with files_sdk(app) as sdk:
         store_id, _ = await seed(sdk)
         yield sdk, store_id
 

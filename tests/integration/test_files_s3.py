@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import openai
 import psycopg
 import pytest
 from fastapi import FastAPI
-from files_service import create_app, file_records
+from files_service import create_app
 from minio import Minio
 from minio.error import S3Error
 
-from tests.support.files import create_bucket, files_client, running, settings
+from tests.support.files import (
+    create_bucket,
+    fail_metadata_writes,
+    files_sdk,
+    running,
+    settings,
+)
 from tests.support.servers import Server
 
 
@@ -28,18 +35,20 @@ def s3(moto_s3: Server) -> Minio:
     return Minio(moto_s3.url.removeprefix("http://"), "test", "test-secret", secure=False)
 
 
+def s3_settings(moto_s3: Server, bucket: str, files_db: str) -> Any:
+    return settings(
+        postgres_uri=files_db,
+        storage="s3",
+        s3_endpoint=moto_s3.url.removeprefix("http://"),
+        s3_access_key="test",
+        s3_secret_key="test-secret",
+        s3_bucket=bucket,
+    )
+
+
 @pytest.fixture
 def s3_app(moto_s3: Server, bucket: str, files_db: str) -> FastAPI:
-    return create_app(
-        settings(
-            postgres_uri=files_db,
-            storage="s3",
-            s3_endpoint=moto_s3.url.removeprefix("http://"),
-            s3_access_key="test",
-            s3_secret_key="test-secret",
-            s3_bucket=bucket,
-        )
-    )
+    return create_app(s3_settings(moto_s3, bucket, files_db))
 
 
 def objects(s3: Minio, bucket: str) -> list[str]:
@@ -48,8 +57,7 @@ def objects(s3: Minio, bucket: str) -> list[str]:
 
 async def test_round_trip_and_delete_through_s3(s3_app: FastAPI, s3: Minio, bucket: str) -> None:
     data = b"stored in S3\n" * 1000
-    async with running(s3_app) as http:
-        sdk = files_client("http://files.test/v1", http)
+    async with files_sdk(s3_app) as sdk:
         uploaded = await sdk.files.create(file=("s3.txt", data), purpose="user_data")
         assert objects(s3, bucket) == [uploaded.id]
         assert s3.get_object(bucket, uploaded.id).read() == data
@@ -64,8 +72,7 @@ async def test_round_trip_and_delete_through_s3(s3_app: FastAPI, s3: Minio, buck
 
 async def test_multipart_sized_upload(s3_app: FastAPI, s3: Minio, bucket: str) -> None:
     data = bytes(range(256)) * (4096 * 20)  # 20 MiB: more than one 16 MiB part
-    async with running(s3_app) as http:
-        sdk = files_client("http://files.test/v1", http)
+    async with files_sdk(s3_app) as sdk:
         uploaded = await sdk.files.create(file=("big.bin", data), purpose="assistants")
         assert s3.stat_object(bucket, uploaded.id).size == len(data)
         assert (await sdk.files.content(uploaded.id)).content == data
@@ -74,12 +81,8 @@ async def test_multipart_sized_upload(s3_app: FastAPI, s3: Minio, bucket: str) -
 async def test_failed_metadata_write_leaves_no_object(
     s3_app: FastAPI, s3: Minio, bucket: str, files_db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async def broken_insert(*args: object) -> None:
-        raise psycopg.OperationalError("gone")
-
-    monkeypatch.setattr(file_records, "insert", broken_insert)
-    async with running(s3_app) as http:
-        sdk = files_client("http://files.test/v1", http)
+    fail_metadata_writes(monkeypatch)
+    async with files_sdk(s3_app) as sdk:
         with pytest.raises(openai.InternalServerError):
             await sdk.files.create(file=("a.txt", b"abc"), purpose="user_data")
     assert objects(s3, bucket) == []
@@ -88,8 +91,7 @@ async def test_failed_metadata_write_leaves_no_object(
 
 
 async def test_indexing_reads_from_s3(s3_app: FastAPI) -> None:
-    async with running(s3_app) as http:
-        sdk = files_client("http://files.test/v1", http)
+    async with files_sdk(s3_app) as sdk:
         store = await sdk.vector_stores.create(name="s3")
         uploaded = await sdk.files.create(
             file=("kb.md", b"The warehouse ships parcels on Tuesdays."), purpose="assistants"
@@ -103,16 +105,7 @@ async def test_indexing_reads_from_s3(s3_app: FastAPI) -> None:
 
 
 async def test_missing_bucket_fails_start_up(moto_s3: Server, files_db: str) -> None:
-    app = create_app(
-        settings(
-            postgres_uri=files_db,
-            storage="s3",
-            s3_endpoint=moto_s3.url.removeprefix("http://"),
-            s3_access_key="test",
-            s3_secret_key="test-secret",
-            s3_bucket="no-such-bucket",
-        )
-    )
+    app = create_app(s3_settings(moto_s3, "no-such-bucket", files_db))
     with pytest.raises(RuntimeError, match="no-such-bucket"):
         async with running(app):
             pass

@@ -192,6 +192,23 @@ async def running(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
             yield http
 
 
+@asynccontextmanager
+async def files_sdk(app: FastAPI) -> AsyncIterator[AsyncOpenAI]:
+    """The SDK against the app in-process."""
+    async with running(app) as http:
+        yield files_client("http://files.test/v1", http)
+
+
+def fail_metadata_writes(monkeypatch: pytest.MonkeyPatch, detail: str = "connection lost") -> None:
+    """Make every file-row insert fail, as a dropped database connection would."""
+    from files_service import file_records
+
+    async def broken_insert(*args: object) -> None:
+        raise psycopg.OperationalError(detail)
+
+    monkeypatch.setattr(file_records, "insert", broken_insert)
+
+
 def settings(**overrides: Any) -> Any:
     from files_service import FilesSettings
 
