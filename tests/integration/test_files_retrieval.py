@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 
+import openai
 import pytest
 from files_service import create_app
 from openai import AsyncOpenAI
@@ -18,7 +19,7 @@ from tests.support.files import (
     settings,
 )
 from tests.support.files_corpus import CORPUS, PARAPHRASES, QUERIES
-from tests.support.servers import Server
+from tests.support.servers import Server, free_port
 
 
 async def seed(sdk: AsyncOpenAI) -> tuple[str, dict[str, str]]:
@@ -87,3 +88,32 @@ async def test_semantic_ranking_answers_paraphrases(semantic: tuple[AsyncOpenAI,
     page = await sdk.vector_stores.search(store_id, query="bread fermentation", max_num_results=1)
     assert page.data[0].filename == "sourdough.md"
     assert 0 < page.data[0].score <= 1
+
+
+async def test_embeddings_outage_is_reported_not_hidden(vector_db: str, tmp_storage: str) -> None:
+    closed = free_port()  # nothing listens here: every embeddings call is refused
+    app = create_app(
+        settings(
+            postgres_uri=vector_db,
+            storage_dir=tmp_storage,
+            embeddings_url=f"http://127.0.0.1:{closed}/v1",
+        )
+    )
+    async with files_sdk(app) as sdk:
+        store = await sdk.vector_stores.create(name="outage")
+        uploaded = await sdk.files.create(file=("a.txt", b"some text"), purpose="assistants")
+        attached = await sdk.vector_stores.files.create_and_poll(
+            file_id=uploaded.id, vector_store_id=store.id, poll_interval_ms=50
+        )
+        assert attached.status == "failed"
+        assert attached.last_error is not None
+        assert attached.last_error.message == "The embeddings endpoint failed."
+        with pytest.raises(openai.APIStatusError) as error:
+            await sdk.vector_stores.search(store.id, query="text")
+        assert error.value.status_code == 502
+        assert error.value.body == {
+            "message": "The embeddings endpoint failed; try again later.",
+            "type": "server_error",
+            "param": None,
+            "code": "upstream_error",
+        }

@@ -35,6 +35,9 @@ def create_app(settings: FilesSettings | None = None, state: FilesState | None =
 
     @app.get("/health", tags=["health"])
     async def health() -> dict[str, Any]:
+        # Healthy means the metadata database answers, not just that the process is up.
+        async with state.pool.connection() as conn:
+            await conn.execute("SELECT 1")
         return {
             "status": "ok",
             "storage": settings.storage,

@@ -60,6 +60,16 @@ class AuthenticationError(FilesError):
     type = "invalid_request_error"
 
 
+class UpstreamError(FilesError):
+    """A service this one depends on (the embeddings endpoint) failed; details stay in logs."""
+
+    status_code = 502
+    type = "server_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, code="upstream_error")
+
+
 class ServerError(FilesError):
     status_code = 500
     type = "server_error"

@@ -11,6 +11,7 @@ from starlette.datastructures import FormData, UploadFile
 from starlette.responses import Response, StreamingResponse
 
 from files_service import file_records, ids, uploads
+from files_service.db import Pool
 from files_service.deps import PoolDep, StateDep, StorageDep, require_key
 from files_service.errors import InvalidRequestError, NotFoundError, TooLargeError
 from files_service.file_records import FileRecord
@@ -61,7 +62,7 @@ def parse_expires_after(form: FormData, created_at: int) -> int | None:
     return created_at + int(seconds)
 
 
-async def _find(pool: PoolDep, file_id: str) -> FileRecord:
+async def _find(pool: Pool, file_id: str) -> FileRecord:
     record = await file_records.get(pool, file_id)
     if record is None:
         raise NotFoundError("file", file_id, "file_id")

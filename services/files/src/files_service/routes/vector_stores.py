@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query
@@ -10,11 +11,14 @@ from starlette.responses import Response
 
 from files_service import file_records, ids, vector_records
 from files_service.deps import PoolDep, StateDep, require_key
-from files_service.errors import InvalidRequestError, NotFoundError
+from files_service.errors import InvalidRequestError, NotFoundError, UpstreamError
 from files_service.indexing.chunking import parse_strategy
 from files_service.pagination import Order, PageRequest
 from files_service.responses import json_response
 from files_service.search import ranking
+from files_service.search.embeddings import EmbeddingsError
+
+logger = logging.getLogger("files_service.vector_stores")
 
 router = APIRouter(
     prefix="/v1/vector_stores", tags=["vector stores"], dependencies=[Depends(require_key)]
@@ -23,16 +27,16 @@ router = APIRouter(
 Attributes = dict[str, str | float | bool]
 
 
-class Request(BaseModel):
+class Body(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
-class ExpiresAfter(Request):
+class ExpiresAfter(Body):
     anchor: Literal["last_active_at"]
     days: int = Field(ge=1, le=365)
 
 
-class CreateStore(Request):
+class CreateStore(Body):
     name: str = Field(default="", max_length=256)
     metadata: dict[str, str] | None = Field(default=None, max_length=16)
     file_ids: list[str] = Field(default_factory=list, max_length=500)
@@ -40,18 +44,18 @@ class CreateStore(Request):
     expires_after: ExpiresAfter | None = None
 
 
-class AttachFile(Request):
+class AttachFile(Body):
     file_id: str
     attributes: Attributes | None = Field(default=None, max_length=16)
     chunking_strategy: dict[str, Any] | None = None
 
 
-class RankingOptions(Request):
+class RankingOptions(Body):
     ranker: Literal["none", "auto", "default-2024-11-15"] = "auto"
     score_threshold: float = Field(default=0.0, ge=0, le=1)
 
 
-class Search(Request):
+class Search(Body):
     query: str | list[str]
     max_num_results: int = Field(default=10, ge=1, le=50)
     filters: dict[str, Any] | None = None
@@ -185,7 +189,11 @@ async def search(state: StateDep, vector_store_id: str, body: Search) -> Respons
         raise InvalidRequestError("'query' must not be empty.", param="query")
     vector = None
     if state.embeddings is not None:
-        vector = (await state.embeddings.embed([text]))[0]
+        try:
+            vector = (await state.embeddings.embed([text]))[0]
+        except EmbeddingsError as error:
+            logger.error("query embedding failed", exc_info=error)
+            raise UpstreamError("The embeddings endpoint failed; try again later.") from error
     threshold = body.ranking_options.score_threshold if body.ranking_options else 0.0
     hits = await ranking.search(
         state.pool,
