@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from typing import Any, BinaryIO
+from typing import Any
 
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -19,7 +19,7 @@ from files_service import file_records
 from files_service.db import Pool
 from files_service.errors import TooLargeError, error_response
 from files_service.file_records import FileRecord
-from files_service.storage import Storage
+from files_service.storage import Readable, Storage
 
 logger = logging.getLogger("files_service.uploads")
 
@@ -61,7 +61,7 @@ class UploadLimit:
 class HashingReader:
     """A file-like reader that hashes and counts what passes through it."""
 
-    def __init__(self, source: BinaryIO) -> None:
+    def __init__(self, source: Readable) -> None:
         self.source = source
         self.digest = hashlib.sha256()
         self.count = 0
@@ -74,13 +74,13 @@ class HashingReader:
 
 
 async def store(
-    pool: Pool, storage: Storage, source: BinaryIO, length: int, fields: dict[str, Any]
+    pool: Pool, storage: Storage, source: Readable, length: int, fields: dict[str, Any]
 ) -> FileRecord:
     """Copy ``source`` into storage under the new id, then write its row; undo on any failure."""
     reader = HashingReader(source)
     file_id: str = fields["id"]
     try:
-        await storage.put(file_id, reader, length)  # type: ignore[arg-type]
+        await storage.put(file_id, reader, length)
         record = FileRecord(**fields, bytes=reader.count, sha256=reader.digest.hexdigest())
         await file_records.insert(pool, record)
     except BaseException:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import BinaryIO, Protocol
+from typing import Protocol
 
 from files_service.settings import FilesSettings
 
@@ -11,11 +11,17 @@ CHUNK_SIZE = 1024 * 1024
 """Bytes per read when streaming in or out; memory per transfer stays around this size."""
 
 
+class Readable(Protocol):
+    """What storage reads uploads from: any object with a bytes ``read(size)``."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
 class Storage(Protocol):
     async def open(self) -> None:
         """Prepare the backend (folders, bucket check) before the first request."""
 
-    async def put(self, key: str, source: BinaryIO, length: int) -> None:
+    async def put(self, key: str, source: Readable, length: int) -> None:
         """Store ``length`` bytes read from ``source``; all or nothing."""
 
     def stream(self, key: str) -> AsyncIterator[bytes]:

@@ -7,12 +7,11 @@ import shutil
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import BinaryIO
 
 import anyio
 import anyio.to_thread
 
-from files_service.storage import CHUNK_SIZE
+from files_service.storage import CHUNK_SIZE, Readable
 
 
 class DiskStorage:
@@ -32,10 +31,10 @@ class DiskStorage:
             raise ValueError(f"invalid storage key {key!r}")
         return self.root / key[-2:] / key
 
-    async def put(self, key: str, source: BinaryIO, length: int) -> None:
+    async def put(self, key: str, source: Readable, length: int) -> None:
         await anyio.to_thread.run_sync(self._put, key, source, length)
 
-    def _put(self, key: str, source: BinaryIO, length: int) -> None:
+    def _put(self, key: str, source: Readable, length: int) -> None:
         target = self.path(key)
         temp = self.incoming / f"{uuid.uuid4().hex}.part"
         try:

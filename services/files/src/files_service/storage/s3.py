@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 import anyio.to_thread
 from minio import Minio
 from minio.error import S3Error
 
 from files_service.settings import FilesSettings
-from files_service.storage import CHUNK_SIZE
+from files_service.storage import CHUNK_SIZE, Readable
 
 PART_SIZE = 16 * 1024 * 1024
 """Multipart part size: the client buffers one part, so this bounds memory per upload."""
@@ -44,12 +44,12 @@ class S3Storage:
         if not await anyio.to_thread.run_sync(self.client.bucket_exists, self.bucket):
             raise RuntimeError(f"S3 bucket {self.bucket!r} does not exist")
 
-    async def put(self, key: str, source: BinaryIO, length: int) -> None:
+    async def put(self, key: str, source: Readable, length: int) -> None:
         def upload() -> None:
             self.client.put_object(
                 self.bucket,
                 key,
-                source,
+                cast(BinaryIO, source),  # minio only calls read(size)
                 length,
                 content_type="application/octet-stream",
                 part_size=PART_SIZE,
