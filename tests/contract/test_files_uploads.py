@@ -199,14 +199,20 @@ async def test_expired_files_disappear_and_are_swept(
 ) -> None:
     async with files_sdk(files_app) as sdk:
         uploaded = await sdk.files.create(
-            file=("a.txt", b"abc"),
-            purpose="user_data",
+            file=("a.txt", b"expiring knowledge"),
+            purpose="assistants",
             expires_after={"anchor": "created_at", "seconds": 3600},
         )
+        store = await sdk.vector_stores.create(name="kb", file_ids=[uploaded.id])
+        await sdk.vector_stores.files.poll(
+            uploaded.id, vector_store_id=store.id, poll_interval_ms=50
+        )
+        assert (await sdk.vector_stores.search(store.id, query="knowledge")).data
         with psycopg.connect(files_db, autocommit=True) as conn:
             conn.execute("UPDATE files SET expires_at = 1 WHERE id = %s", (uploaded.id,))
         with pytest.raises(openai.NotFoundError):
             await sdk.files.retrieve(uploaded.id)
         assert [f async for f in sdk.files.list()] == []
+        assert (await sdk.vector_stores.search(store.id, query="knowledge")).data == []
         assert await files_app.state.files.sweep_expired() == 1
     assert row_count(files_db) == 0 and stored_objects(files_storage) == []

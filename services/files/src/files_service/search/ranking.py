@@ -17,6 +17,8 @@ from files_service.search.embeddings import vector_literal
 SEMANTIC_WEIGHT = 0.8
 """Share of the blended score taken by cosine similarity when embeddings are configured."""
 
+# Expired files leave search at once, like the Files API, before the sweep deletes them.
+_LIVE = "(f.expires_at IS NULL OR f.expires_at > extract(epoch FROM now()))"
 _QUERY = "replace(plainto_tsquery('english', %(q)s)::text, ' & ', ' | ')::tsquery"
 
 _FULL_TEXT = f"""
@@ -25,7 +27,7 @@ SELECT c.file_id, f.filename, c.text, vf.attributes,
 FROM chunks c
 JOIN vector_store_files vf USING (vector_store_id, file_id)
 JOIN files f ON f.id = c.file_id
-WHERE c.vector_store_id = %(store)s AND c.tsv @@ {_QUERY}
+WHERE c.vector_store_id = %(store)s AND c.tsv @@ {_QUERY} AND {_LIVE}
 ORDER BY score DESC, c.file_id, c.idx
 LIMIT %(limit)s
 """
@@ -37,7 +39,7 @@ SELECT c.file_id, f.filename, c.text, vf.attributes,
 FROM chunks c
 JOIN vector_store_files vf USING (vector_store_id, file_id)
 JOIN files f ON f.id = c.file_id
-WHERE c.vector_store_id = %(store)s AND c.embedding IS NOT NULL
+WHERE c.vector_store_id = %(store)s AND c.embedding IS NOT NULL AND {_LIVE}
 ORDER BY score DESC, c.file_id, c.idx
 LIMIT %(limit)s
 """
