@@ -6,7 +6,8 @@ the same bytes), times vector-store searches over 1,000 chunks (p50/p99), and sa
 process's RSS during each transfer: streaming means the peak stays flat as files grow.
 
     make bench-files      # or: uv run python scripts/bench_files.py --sizes 1,50 --searches 1000
-PostgreSQL comes from FILES_BENCH_POSTGRES_URI (default: the server on 127.0.0.1:5432).
+PostgreSQL comes from FILES_BENCH_POSTGRES_URI (default: the server on 127.0.0.1:5432);
+``--embeddings-url`` adds semantic ranking (then that PostgreSQL needs pgvector).
 """
 
 from __future__ import annotations
@@ -66,7 +67,9 @@ def scratch_database(server_uri: str) -> Iterator[str]:
 
 
 @contextmanager
-def files_service(postgres_uri: str, state: Path) -> Iterator[tuple[str, psutil.Process]]:
+def files_service(
+    postgres_uri: str, state: Path, embeddings_url: str | None
+) -> Iterator[tuple[str, psutil.Process]]:
     port = free_port()
     env = {
         **os.environ,
@@ -78,6 +81,8 @@ def files_service(postgres_uri: str, state: Path) -> Iterator[tuple[str, psutil.
         "FILES_LOG_LEVEL": "warning",
     }
     env.pop("FILES_EMBEDDINGS_URL", None)
+    if embeddings_url:
+        env["FILES_EMBEDDINGS_URL"] = embeddings_url
     log = (state / "files.log").open("wb")
     process = subprocess.Popen(
         [sys.executable, "-m", "files_service"], env=env, stdout=log, stderr=subprocess.STDOUT
@@ -222,6 +227,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--chunks", type=int, default=1000)
     parser.add_argument("--searches", type=int, default=1000)
+    parser.add_argument(
+        "--embeddings-url",
+        help="OpenAI-compatible embeddings base URL (…/v1): semantic ranking; needs pgvector",
+    )
     args = parser.parse_args()
     server_uri = os.environ.get(
         "FILES_BENCH_POSTGRES_URI", "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -230,7 +239,7 @@ def main() -> None:
     with (
         tempfile.TemporaryDirectory(prefix="files-bench-") as tmp,
         scratch_database(server_uri) as db,
-        files_service(db, Path(tmp)) as (url, service),
+        files_service(db, Path(tmp), args.embeddings_url) as (url, service),
     ):
         state = Path(tmp)
         idle_rss = service.memory_info().rss / MB
@@ -246,7 +255,8 @@ def main() -> None:
                 source.unlink()
             p50, p99, usage = measure_search(client, args.chunks, args.searches)
 
-    print("## Files service (one process, local disk, PostgreSQL full-text search)\n")
+    ranking = "semantic + full-text" if args.embeddings_url else "full-text"
+    print(f"## Files service (one process, local disk, PostgreSQL {ranking} search)\n")
     print("| size MB | upload MB/s | download MB/s | local copy MB/s | peak service RSS MB |")
     print("|---|---|---|---|---|")
     for t in transfers:
