@@ -216,3 +216,14 @@ async def test_expired_files_disappear_and_are_swept(
         assert (await sdk.vector_stores.search(store.id, query="knowledge")).data == []
         assert await files_app.state.files.sweep_expired() == 1
     assert row_count(files_db) == 0 and stored_objects(files_storage) == []
+
+
+async def test_over_the_limit_over_a_real_socket(files_process: FilesProcess) -> None:
+    """The SDK reads the 413 envelope, also when the server refuses before reading the body."""
+    limit = 8 * 1024 * 1024  # FILES_MAX_UPLOAD_BYTES of the files_process fixture
+    async with files_client(f"{files_process.server.url}/v1") as sdk:
+        for size in (limit + 1, 5 * limit):
+            with pytest.raises(openai.APIStatusError) as error:
+                await sdk.files.create(file=("big.bin", b"x" * size), purpose="assistants")
+            assert error.value.status_code == 413
+            assert error.value.code == "file_too_large"
