@@ -5,14 +5,16 @@ from __future__ import annotations
 import asyncio
 import socket
 from pathlib import Path
+from typing import Any
 
 import openai
 import pytest
+from fastapi import FastAPI
 from files_service import create_app
 from files_service.search.embeddings import EmbeddingsClient
 from openai import AsyncOpenAI
 
-from tests.support.files import files_client, running, settings
+from tests.support.files import files_client, files_sdk, running, settings
 
 NOTES = {
     "idempotency.md": "Retries need idempotency keys so a repeated payment is applied once.",
@@ -230,3 +232,24 @@ async def test_indexing_is_bounded_in_time(files_db: str, files_storage: Path) -
             assert done.status == "failed"
             assert done.last_error is not None and done.last_error.code == "server_error"
             assert "in time" in done.last_error.message
+
+
+async def test_attach_racing_a_file_delete_is_a_404(files_app: FastAPI) -> None:
+    """The file exists when checked but is gone when attached: a clean 404, not a 500."""
+    from files_service import file_records
+
+    async with files_sdk(files_app) as sdk:
+        store = await sdk.vector_stores.create(name="race")
+        uploaded = await sdk.files.create(file=("a.txt", b"x"), purpose="assistants")
+        real_get = file_records.get
+
+        async def get_then_delete(pool: Any, file_id: str) -> Any:
+            record = await real_get(pool, file_id)
+            await files_app.state.files.delete_file(file_id)
+            return record
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(file_records, "get", get_then_delete)
+            with pytest.raises(openai.NotFoundError) as error:
+                await sdk.vector_stores.files.create(vector_store_id=store.id, file_id=uploaded.id)
+        assert error.value.param == "file_id"

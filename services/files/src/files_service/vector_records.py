@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from psycopg import AsyncConnection
+from psycopg.errors import ForeignKeyViolation
 from psycopg.rows import DictRow
 from psycopg.types.json import Jsonb
 
@@ -150,30 +151,35 @@ async def attach(
     chunking: dict[str, Any],
     attributes: dict[str, Any] | None,
     deadline_seconds: float,
-) -> tuple[dict[str, Any], bool]:
-    """Attach a file (``in_progress``); re-attaching returns the existing row and ``False``."""
+) -> tuple[dict[str, Any], bool] | None:
+    """Attach a file (``in_progress``); re-attaching returns the existing row and ``False``.
+
+    ``None`` when the file or the store was deleted meanwhile (a race with a concurrent delete).
+    """
     now = int(time.time())
     async with pool.connection() as conn:
-        cursor = await conn.execute(
-            """INSERT INTO vector_store_files (vector_store_id, file_id, status, chunking,
-                                               attributes, created_at, deadline)
-               VALUES (%s, %s, 'in_progress', %s, %s, %s, %s)
-               ON CONFLICT (vector_store_id, file_id) DO NOTHING RETURNING *""",
-            (
-                store_id,
-                file_id,
-                Jsonb(chunking),
-                Jsonb(attributes) if attributes else None,
-                now,
-                now + int(deadline_seconds) + 5,
-            ),
-        )
+        try:
+            cursor = await conn.execute(
+                """INSERT INTO vector_store_files (vector_store_id, file_id, status, chunking,
+                                                   attributes, created_at, deadline)
+                   VALUES (%s, %s, 'in_progress', %s, %s, %s, %s)
+                   ON CONFLICT (vector_store_id, file_id) DO NOTHING RETURNING *""",
+                (
+                    store_id,
+                    file_id,
+                    Jsonb(chunking),
+                    Jsonb(attributes) if attributes else None,
+                    now,
+                    now + int(deadline_seconds) + 5,
+                ),
+            )
+        except ForeignKeyViolation:
+            return None
         row = await cursor.fetchone()
         if row is not None:
             return _file_object(row), True
     existing = await get_file(pool, store_id, file_id)
-    assert existing is not None
-    return existing, False
+    return (existing, False) if existing is not None else None
 
 
 async def get_file(pool: Pool, store_id: str, file_id: str) -> dict[str, Any] | None:

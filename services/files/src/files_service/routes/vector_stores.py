@@ -80,7 +80,7 @@ async def _attach(
     strategy = parse_strategy(strategy_field)
     if await file_records.get(state.pool, file_id) is None:
         raise NotFoundError("file", file_id, "file_id")
-    attached, new = await vector_records.attach(
+    result = await vector_records.attach(
         state.pool,
         store_id,
         file_id,
@@ -88,6 +88,9 @@ async def _attach(
         attributes,
         state.settings.indexing_timeout,
     )
+    if result is None:
+        raise NotFoundError("file", file_id, "file_id")
+    attached, new = result
     if new:
         state.indexer.schedule(store_id, file_id, strategy)
     return attached
