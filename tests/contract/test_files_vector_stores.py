@@ -253,3 +253,17 @@ async def test_attach_racing_a_file_delete_is_a_404(files_app: FastAPI) -> None:
             with pytest.raises(openai.NotFoundError) as error:
                 await sdk.vector_stores.files.create(vector_store_id=store.id, file_id=uploaded.id)
         assert error.value.param == "file_id"
+
+
+async def test_files_over_the_index_limit_fail_clearly(files_db: str, files_storage: Path) -> None:
+    app = create_app(settings(postgres_uri=files_db, storage_dir=files_storage, max_index_bytes=10))
+    async with files_sdk(app) as sdk:
+        store = await sdk.vector_stores.create(name="limit")
+        uploaded = await sdk.files.create(file=("a.txt", b"eleven bytes"), purpose="assistants")
+        attached = await sdk.vector_stores.files.create_and_poll(
+            file_id=uploaded.id, vector_store_id=store.id, poll_interval_ms=50
+        )
+        assert attached.status == "failed"
+        assert attached.last_error is not None
+        assert attached.last_error.code == "unsupported_file"
+        assert "over 10 bytes" in attached.last_error.message
