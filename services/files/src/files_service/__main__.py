@@ -1,0 +1,3 @@
+from files_service.cli import main
+
+main()

@@ -1,0 +1,48 @@
+"""The app factory: the Files API and vector stores over one storage backend and PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+
+from files_service.errors import install_error_handlers
+from files_service.routes import files, vector_stores
+from files_service.settings import FilesSettings
+from files_service.state import FilesState
+from files_service.uploads import UploadLimit
+
+
+def create_app(settings: FilesSettings | None = None, state: FilesState | None = None) -> FastAPI:
+    settings = settings or FilesSettings()
+    state = state or FilesState.from_settings(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await state.open()
+        try:
+            yield
+        finally:
+            await state.aclose()
+
+    app = FastAPI(title="LGOS Files service", version="0.1.0", lifespan=lifespan)
+    app.state.files = state
+    app.include_router(files.router)
+    app.include_router(vector_stores.router)
+    app.add_middleware(UploadLimit, max_bytes=settings.max_upload_bytes)
+
+    @app.get("/health", tags=["health"])
+    async def health() -> dict[str, Any]:
+        # Healthy means the metadata database answers, not just that the process is up.
+        async with state.pool.connection() as conn:
+            await conn.execute("SELECT 1")
+        return {
+            "status": "ok",
+            "storage": settings.storage,
+            "semantic_search": settings.embeddings_url is not None,
+        }
+
+    install_error_handlers(app)
+    return app

@@ -1,0 +1,101 @@
+"""File metadata rows in PostgreSQL, and their OpenAI ``file`` object shape."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from psycopg import sql
+
+from files_service.db import Pool
+from files_service.pagination import PageRequest, check_cursors, list_page
+
+LIVE = "(expires_at IS NULL OR expires_at > %s)"
+"""Expired files are gone for clients at once; the sweep removes their bytes later."""
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    id: str
+    purpose: str
+    filename: str
+    bytes: int
+    content_type: str
+    sha256: str
+    created_at: int
+    expires_at: int | None
+
+    def to_object(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "object": "file",
+            "bytes": self.bytes,
+            "created_at": self.created_at,
+            "expires_at": self.expires_at,
+            "filename": self.filename,
+            "purpose": self.purpose,
+            "status": "processed",
+            "status_details": None,
+        }
+
+
+def _record(row: dict[str, Any]) -> FileRecord:
+    return FileRecord(**{k: row[k] for k in FileRecord.__dataclass_fields__})
+
+
+async def insert(pool: Pool, record: FileRecord) -> None:
+    async with pool.connection() as conn:
+        await conn.execute(
+            """INSERT INTO files (id, purpose, filename, bytes, content_type, sha256,
+                                  created_at, expires_at)
+               VALUES (%(id)s, %(purpose)s, %(filename)s, %(bytes)s, %(content_type)s,
+                       %(sha256)s, %(created_at)s, %(expires_at)s)""",
+            record.__dict__,
+        )
+
+
+async def get(pool: Pool, file_id: str) -> FileRecord | None:
+    async with pool.connection() as conn:
+        cursor = await conn.execute(
+            f"SELECT * FROM files WHERE id = %s AND {LIVE}", (file_id, int(time.time()))
+        )
+        row = await cursor.fetchone()
+    return _record(row) if row else None
+
+
+async def list_files(pool: Pool, page: PageRequest, purpose: str | None) -> dict[str, Any]:
+    where, params = page.clause("files")
+    filters = [where, sql.SQL(LIVE)]
+    params.append(int(time.time()))
+    if purpose is not None:
+        filters.append(sql.SQL("purpose = %s"))
+        params.append(purpose)
+    query = sql.SQL("SELECT * FROM files WHERE {} {} LIMIT %s").format(
+        sql.SQL(" AND ").join(filters), page.order_by()
+    )
+    async with pool.connection() as conn:
+        await check_cursors(conn, page, "files")
+        cursor = await conn.execute(query, [*params, page.limit + 1])
+        rows = await cursor.fetchall()
+    return list_page([_record(row).to_object() for row in rows], page.limit)
+
+
+async def delete(pool: Pool, file_id: str, remove_bytes: Callable[[], Awaitable[None]]) -> bool:
+    """Delete the row and, inside the same transaction, the bytes: both go or neither does."""
+    async with pool.connection() as conn, conn.transaction():
+        cursor = await conn.execute("DELETE FROM files WHERE id = %s RETURNING id", (file_id,))
+        if await cursor.fetchone() is None:
+            return False
+        await remove_bytes()  # raising here rolls the row deletion back
+    return True
+
+
+async def expired(pool: Pool, limit: int = 100) -> list[str]:
+    async with pool.connection() as conn:
+        cursor = await conn.execute(
+            "SELECT id FROM files WHERE expires_at <= %s ORDER BY expires_at LIMIT %s",
+            (int(time.time()), limit),
+        )
+        return [row["id"] for row in await cursor.fetchall()]

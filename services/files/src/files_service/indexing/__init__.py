@@ -1,0 +1,1 @@
+"""Turning an attached file into searchable chunks."""

@@ -1,0 +1,90 @@
+"""What one running service holds: settings, the database pool, storage, indexer, embeddings."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass, field
+
+from files_service import file_records
+from files_service.db import Pool, open_pool
+from files_service.indexing.indexer import Indexer
+from files_service.search.embeddings import EmbeddingsClient
+from files_service.settings import FilesSettings
+from files_service.storage import Storage, create_storage
+
+logger = logging.getLogger("files_service.state")
+
+
+@dataclass
+class FilesState:
+    settings: FilesSettings
+    storage: Storage
+    _pool: Pool | None = None
+    _indexer: Indexer | None = None
+    embeddings: EmbeddingsClient | None = None
+    _sweeper: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_settings(cls, settings: FilesSettings) -> FilesState:
+        return cls(settings=settings, storage=create_storage(settings))
+
+    @property
+    def pool(self) -> Pool:
+        assert self._pool is not None, "the app's lifespan has not started"
+        return self._pool
+
+    @property
+    def indexer(self) -> Indexer:
+        assert self._indexer is not None, "the app's lifespan has not started"
+        return self._indexer
+
+    async def open(self) -> None:
+        settings = self.settings
+        await self.storage.open()
+        semantic = settings.embeddings_url is not None
+        self._pool = await open_pool(settings.postgres_uri, semantic=semantic)
+        if semantic:
+            self.embeddings = EmbeddingsClient(settings)
+        else:
+            logger.info("no FILES_EMBEDDINGS_URL: search ranks by full text only")
+        if not settings.api_keys:
+            logger.warning("no FILES_API_KEYS: every request is accepted (local use only)")
+        self._indexer = Indexer(
+            self._pool,
+            self.storage,
+            self.embeddings,
+            timeout=settings.indexing_timeout,
+            concurrency=settings.indexing_concurrency,
+            max_bytes=settings.max_index_bytes,
+        )
+        if settings.sweep_interval > 0:
+            self._sweeper = asyncio.create_task(self._sweep_forever(settings.sweep_interval))
+
+    async def aclose(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            await asyncio.gather(self._sweeper, return_exceptions=True)
+        if self._indexer is not None:
+            await self._indexer.aclose()
+        if self.embeddings is not None:
+            await self.embeddings.aclose()
+        if self._pool is not None:
+            await self._pool.close()
+
+    async def delete_file(self, file_id: str) -> bool:
+        return await file_records.delete(self.pool, file_id, lambda: self.storage.delete(file_id))
+
+    async def sweep_expired(self) -> int:
+        removed = 0
+        for file_id in await file_records.expired(self.pool):
+            removed += await self.delete_file(file_id)
+        return removed
+
+    async def _sweep_forever(self, interval: float) -> None:
+        while True:
+            with contextlib.suppress(Exception):
+                if removed := await self.sweep_expired():
+                    logger.info("expired files removed", extra={"count": removed})
+            await asyncio.sleep(interval)

@@ -1,0 +1,94 @@
+"""Streaming uploads: a body-size guard, hashing while copying, and the all-or-nothing store.
+
+The multipart parser spools the file part to a temporary file (at most 1 MiB in memory); the bytes
+are then copied to storage in 1 MiB reads while their sha256 is computed, so memory stays flat
+whatever the file size. The row is written only after the bytes are stored, and the bytes are
+removed again if the row cannot be written: no failure leaves one without the other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from typing import Any
+
+import anyio
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from files_service import file_records
+from files_service.db import Pool
+from files_service.errors import TooLargeError, error_response
+from files_service.file_records import FileRecord
+from files_service.storage import Readable, Storage
+
+logger = logging.getLogger("files_service.uploads")
+
+MULTIPART_OVERHEAD = 64 * 1024
+"""Room for boundaries and the small form fields around the file part."""
+
+
+class UploadLimit:
+    """Refuse upload bodies over the limit: at once by Content-Length, or as the bytes arrive."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int, path: str = "/v1/files") -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.path = path
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path:
+            await self.app(scope, receive, send)
+            return
+        allowed = self.max_bytes + MULTIPART_OVERHEAD
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > allowed:
+            await error_response(TooLargeError(self.max_bytes))(scope, receive, send)
+            return
+        seen = 0
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > allowed:
+                    raise TooLargeError(self.max_bytes)
+            return message
+
+        await self.app(scope, counted, send)
+
+
+class HashingReader:
+    """A file-like reader that hashes and counts what passes through it."""
+
+    def __init__(self, source: Readable) -> None:
+        self.source = source
+        self.digest = hashlib.sha256()
+        self.count = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.source.read(size)
+        self.digest.update(data)
+        self.count += len(data)
+        return data
+
+
+async def store(
+    pool: Pool, storage: Storage, source: Readable, length: int, fields: dict[str, Any]
+) -> FileRecord:
+    """Copy ``source`` into storage under the new id, then write its row; undo on any failure."""
+    reader = HashingReader(source)
+    file_id: str = fields["id"]
+    try:
+        await storage.put(file_id, reader, length)
+        record = FileRecord(**fields, bytes=reader.count, sha256=reader.digest.hexdigest())
+        await file_records.insert(pool, record)
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            try:
+                await storage.delete(file_id)
+            except Exception:
+                logger.exception("could not remove bytes of a failed upload", extra={"id": file_id})
+        raise
+    logger.info("file stored", extra={"file_id": file_id, "bytes": record.bytes})
+    return record

@@ -1,0 +1,229 @@
+"""Uploads are bounded and all-or-nothing: too large, cut off or failing leaves nothing behind."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import openai
+import psycopg
+import pytest
+from fastapi import FastAPI
+from files_service import create_app
+
+from tests.support.files import (
+    API_KEY,
+    FilesProcess,
+    fail_metadata_writes,
+    files_client,
+    files_sdk,
+    running,
+    settings,
+)
+
+
+def row_count(uri: str) -> int:
+    with psycopg.connect(uri) as conn:
+        row = conn.execute("SELECT count(*) FROM files").fetchone()
+        assert row is not None
+        return int(row[0])
+
+
+def stored_objects(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file()]
+
+
+@pytest.fixture
+def small_limit_app(files_db: str, files_storage: Path) -> FastAPI:
+    return create_app(
+        settings(postgres_uri=files_db, storage_dir=files_storage, max_upload_bytes=1000)
+    )
+
+
+async def test_over_the_size_limit_is_413(
+    small_limit_app: FastAPI, files_db: str, files_storage: Path
+) -> None:
+    async with running(small_limit_app) as http:
+        sdk = files_client("http://files.test/v1", http)
+        ok = await sdk.files.create(file=("ok.txt", b"x" * 1000), purpose="user_data")
+        assert ok.bytes == 1000
+        with pytest.raises(openai.APIStatusError) as error:
+            await sdk.files.create(file=("big.txt", b"x" * 1001), purpose="user_data")
+        assert error.value.status_code == 413
+        assert error.value.body == {
+            "message": "The file exceeds the maximum upload size of 1000 bytes.",
+            "type": "invalid_request_error",
+            "param": "file",
+            "code": "file_too_large",
+        }
+        # Far over the limit is refused from Content-Length before the body is read.
+        with pytest.raises(openai.APIStatusError) as error:
+            await sdk.files.create(file=("huge.txt", b"x" * 200_000), purpose="user_data")
+        assert error.value.status_code == 413
+
+        # A chunked body (no Content-Length) is cut off as it arrives.
+        async def chunked() -> AsyncIterator[bytes]:
+            yield b'--b\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nuser_data\r\n'
+            yield b'--b\r\nContent-Disposition: form-data; name="file"; filename="c.txt"\r\n\r\n'
+            for _ in range(100):
+                yield b"y" * 1000
+            yield b"\r\n--b--\r\n"
+
+        response = await http.post(
+            "/v1/files",
+            content=chunked(),
+            headers={
+                "Authorization": f"Bearer {API_KEY}",
+                "Content-Type": "multipart/form-data; boundary=b",
+            },
+        )
+        assert response.status_code == 413
+        assert response.json()["error"]["code"] == "file_too_large"
+    assert row_count(files_db) == 1
+    assert [p.name for p in stored_objects(files_storage)] == [ok.id]
+
+
+async def test_interrupted_upload_leaves_no_row_and_no_object(
+    files_process: FilesProcess,
+) -> None:
+    before_rows = row_count(files_process.postgres_uri)
+    before_objects = stored_objects(files_process.storage_dir)
+    port = int(files_process.server.url.rsplit(":", 1)[1])
+    head = (
+        b'--b\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nuser_data\r\n'
+        b'--b\r\nContent-Disposition: form-data; name="file"; filename="cut.txt"\r\n\r\n'
+    )
+    declared = len(head) + 3_000_000
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(
+            b"POST /v1/files HTTP/1.1\r\nHost: files\r\n"
+            + f"Authorization: Bearer {API_KEY}\r\n".encode()
+            + b"Content-Type: multipart/form-data; boundary=b\r\n"
+            + f"Content-Length: {declared}\r\n\r\n".encode()
+            + head
+            + b"z" * 1_500_000
+        )
+    # The server notices the disconnect; give it a moment, then nothing must have been kept.
+    await asyncio.sleep(1.0)
+    assert row_count(files_process.postgres_uri) == before_rows
+    assert stored_objects(files_process.storage_dir) == before_objects
+    async with files_client(f"{files_process.server.url}/v1") as sdk:  # still serving
+        await sdk.files.list(limit=1)
+
+
+async def test_failed_metadata_write_removes_the_stored_bytes(
+    files_app: FastAPI, files_db: str, files_storage: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fail_metadata_writes(monkeypatch, "connection lost: secret-detail")
+    async with files_sdk(files_app) as sdk:
+        with pytest.raises(openai.InternalServerError) as error:
+            await sdk.files.create(file=("a.txt", b"abc"), purpose="user_data")
+    assert error.value.body == {
+        "message": "Internal server error",
+        "type": "server_error",
+        "param": None,
+        "code": "server_error",
+    }
+    assert "secret-detail" not in str(error.value.response.text)
+    assert row_count(files_db) == 0
+    assert stored_objects(files_storage) == []
+
+
+async def test_failed_storage_write_leaves_no_row(
+    files_app: FastAPI, files_db: str, files_storage: Path
+) -> None:
+    async with running(files_app) as http:
+        storage = files_app.state.files.storage
+
+        async def broken_put(*args: object) -> None:
+            raise OSError("disk full")
+
+        storage.put = broken_put
+        sdk = files_client("http://files.test/v1", http)
+        with pytest.raises(openai.InternalServerError):
+            await sdk.files.create(file=("a.txt", b"abc"), purpose="user_data")
+    assert row_count(files_db) == 0
+    assert stored_objects(files_storage) == []
+
+
+async def test_delete_removes_row_and_bytes(
+    files_app: FastAPI, files_db: str, files_storage: Path
+) -> None:
+    async with files_sdk(files_app) as sdk:
+        uploaded = await sdk.files.create(file=("a.txt", b"abc"), purpose="user_data")
+        assert row_count(files_db) == 1 and len(stored_objects(files_storage)) == 1
+        await sdk.files.delete(uploaded.id)
+    assert row_count(files_db) == 0
+    assert stored_objects(files_storage) == []
+
+
+async def test_delete_keeps_the_row_when_bytes_cannot_be_removed(
+    files_app: FastAPI, files_db: str, files_storage: Path
+) -> None:
+    async with files_sdk(files_app) as sdk:
+        uploaded = await sdk.files.create(file=("a.txt", b"abc"), purpose="user_data")
+
+        async def broken_delete(key: str) -> None:
+            raise OSError("read-only file system")
+
+        files_app.state.files.storage.delete = broken_delete
+        with pytest.raises(openai.InternalServerError):
+            await sdk.files.delete(uploaded.id)
+        assert (await sdk.files.retrieve(uploaded.id)).id == uploaded.id
+    assert row_count(files_db) == 1 and len(stored_objects(files_storage)) == 1
+
+
+async def test_large_upload_streams_and_round_trips(
+    files_app: FastAPI, files_storage: Path
+) -> None:
+    data = bytes(range(256)) * (12 * 4096)  # 12 MiB, several storage chunks
+    async with running(files_app) as http:
+        sdk = files_client("http://files.test/v1", http)
+        uploaded = await sdk.files.create(file=("blob.bin", data), purpose="assistants")
+        assert uploaded.bytes == len(data)
+        async with http.stream(
+            "GET",
+            f"/v1/files/{uploaded.id}/content",
+            headers={"Authorization": f"Bearer {API_KEY}"},
+        ) as response:
+            assert response.headers["content-length"] == str(len(data))
+            assert response.headers["content-type"] == "application/octet-stream"
+            received = b"".join([chunk async for chunk in response.aiter_raw()])
+    assert received == data
+
+
+async def test_expired_files_disappear_and_are_swept(
+    files_app: FastAPI, files_db: str, files_storage: Path
+) -> None:
+    async with files_sdk(files_app) as sdk:
+        uploaded = await sdk.files.create(
+            file=("a.txt", b"expiring knowledge"),
+            purpose="assistants",
+            expires_after={"anchor": "created_at", "seconds": 3600},
+        )
+        store = await sdk.vector_stores.create(name="kb", file_ids=[uploaded.id])
+        await sdk.vector_stores.files.poll(
+            uploaded.id, vector_store_id=store.id, poll_interval_ms=50
+        )
+        assert (await sdk.vector_stores.search(store.id, query="knowledge")).data
+        with psycopg.connect(files_db, autocommit=True) as conn:
+            conn.execute("UPDATE files SET expires_at = 1 WHERE id = %s", (uploaded.id,))
+        with pytest.raises(openai.NotFoundError):
+            await sdk.files.retrieve(uploaded.id)
+        assert [f async for f in sdk.files.list()] == []
+        assert (await sdk.vector_stores.search(store.id, query="knowledge")).data == []
+        assert await files_app.state.files.sweep_expired() == 1
+    assert row_count(files_db) == 0 and stored_objects(files_storage) == []
+
+
+async def test_over_the_limit_over_a_real_socket(files_process: FilesProcess) -> None:
+    """The SDK reads the 413 envelope, also when the server refuses before reading the body."""
+    limit = 8 * 1024 * 1024  # FILES_MAX_UPLOAD_BYTES of the files_process fixture
+    async with files_client(f"{files_process.server.url}/v1") as sdk:
+        for size in (limit + 1, 5 * limit):
+            with pytest.raises(openai.APIStatusError) as error:
+                await sdk.files.create(file=("big.bin", b"x" * size), purpose="assistants")
+            assert error.value.status_code == 413
+            assert error.value.code == "file_too_large"

