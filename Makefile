@@ -17,7 +17,7 @@ $(UV):
 	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 
 $(SYNCED): $(UV) uv.lock pyproject.toml services/lgos/pyproject.toml \
-		services/offline-model/pyproject.toml graphs/pyproject.toml
+		services/offline-model/pyproject.toml graphs/pyproject.toml gateways/pyproject.toml
 	$(UV) sync --frozen
 	touch $@
 
@@ -42,7 +42,23 @@ $(REDIS): | $(UV)
 	command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
 	touch $@
 
-SERVERS := $(SEARXNG) $(POSTGRES) $(REDIS)
+# The LiteLLM proxy (the gateway on 3000) in its own pinned venv: it conflicts with the workspace.
+LITELLM := $(TOOLS)/litellm/.installed
+$(LITELLM): gateways/litellm/requirements.txt | $(UV)
+	$(PYTHON) -m venv $(TOOLS)/litellm
+	$(TOOLS)/litellm/bin/pip install --quiet --disable-pip-version-check \
+		-r gateways/litellm/requirements.txt
+	touch $@
+
+# dbhub, the read-only PostgreSQL MCP server behind the gateway, from npm at a locked version.
+DBHUB := $(TOOLS)/dbhub/.installed
+$(DBHUB): gateways/mcp/package.json gateways/mcp/package-lock.json
+	mkdir -p $(TOOLS)/dbhub
+	cp gateways/mcp/package.json gateways/mcp/package-lock.json $(TOOLS)/dbhub/
+	cd $(TOOLS)/dbhub && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+SERVERS := $(SEARXNG) $(POSTGRES) $(REDIS) $(LITELLM) $(DBHUB)
 
 sync: $(SYNCED) $(SERVERS)
 
