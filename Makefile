@@ -9,7 +9,7 @@ UV_VERSION := 0.13.8
 SYNCED := .venv/.synced
 RUN := $(UV) run --frozen
 
-.PHONY: dev dev-up dev-down dev-status test lint typecheck test-unit test-contract \
+.PHONY: dev dev-up dev-down dev-status gateway-sync test lint typecheck test-unit test-contract \
 	test-integration test-e2e bench sync clean
 
 $(UV):
@@ -73,6 +73,12 @@ dev-down: $(SYNCED)  ## stop a background stack
 
 dev-status: $(SYNCED)
 	$(RUN) python scripts/devstack.py status
+
+# After a graph change: republish LGOS's catalog to the running gateway (restart + verify).
+gateway-sync: $(SYNCED)
+	OPENAI_GATEWAY_API_KEY=$${OPENAI_GATEWAY_API_KEY:-sk-lgos-local-dev} $(RUN) lgos-litellm-sync \
+		--lgos-url http://127.0.0.1:$${LGOS_PORT:-3004} --config .dev/litellm.yaml \
+		--reload-pid-file .dev/litellm.pid --gateway-url http://127.0.0.1:$${OPENAI_GATEWAY_PORT:-3000}
 
 lint: $(SYNCED)
 	$(RUN) ruff check .

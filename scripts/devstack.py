@@ -5,8 +5,13 @@
     python scripts/devstack.py down          # stop a detached stack
     python scripts/devstack.py status
 
+The gateway (LiteLLM) listens on 3000 with the key OPENAI_GATEWAY_API_KEY (a local default when
+unset); its catalog is synced from LGOS once LGOS is healthy. dbhub serves the read-only MCP demo
+database to the gateway. Re-sync after a graph change: `make gateway-sync`.
+
 Ports and the state folder can be overridden (tests run a private stack on free ports):
-LGOS_PORT, OFFLINE_MODEL_PORT, SEARXNG_PORT, POSTGRES_PORT, REDIS_PORT, DEVSTACK_STATE_DIR,
+LGOS_PORT, OFFLINE_MODEL_PORT, SEARXNG_PORT, POSTGRES_PORT, REDIS_PORT, OPENAI_GATEWAY_PORT,
+MCP_DEMO_DB_PORT, FILES_PORT, DEVSTACK_STATE_DIR,
 DEVSTACK_PGDATA (the PostgreSQL data folder; as root it must be reachable by the lgos-dev user).
 """
 
@@ -50,6 +55,13 @@ PG_BIN = next(
     ROOT / ".tools" / "postgres" / "missing",
 )
 PG_USER = "lgos-dev"
+LITELLM_BIN = ROOT / ".tools" / "litellm" / "bin" / "litellm"
+DBHUB_ENTRY = (
+    ROOT / ".tools" / "dbhub" / "node_modules" / "@bytebase" / "dbhub" / "dist" / "index.js"
+)
+LOOPBACK = ROOT / "gateways" / "mcp" / "loopback.cjs"
+# Loopback-only stack: a fixed local key is fine; set OPENAI_GATEWAY_API_KEY for anything else.
+DEV_GATEWAY_KEY = "sk-lgos-local-dev"
 
 
 @dataclass(frozen=True)
@@ -144,7 +156,61 @@ def searxng_settings(port: int) -> Path:
     return path
 
 
+def gateway_key() -> str:
+    return os.environ.get("OPENAI_GATEWAY_API_KEY") or DEV_GATEWAY_KEY
+
+
+def run_step(args: list[str], what: str) -> None:
+    """A one-shot job before a component starts; its output goes to that component's log."""
+    log = STATE / f"{what}.log"
+    with log.open("ab") as out:
+        done = subprocess.run(args, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"{what} failed:\n{log.read_text()[-2000:]}")
+
+
+def prepare_mcp_db() -> None:
+    """The demo schema and its read-only role in the stack's PostgreSQL, and dbhub's config."""
+    if not DBHUB_ENTRY.exists():
+        raise SystemExit("dbhub is not installed: run `make dev` (it installs .tools/dbhub)")
+    pg_port = os.environ.get("POSTGRES_PORT", "3001")
+    run_step(
+        [
+            sys.executable,
+            "-m",
+            "lgos_gateways.mcp_demo_db",
+            "--admin-url",
+            f"postgresql://postgres@127.0.0.1:{pg_port}/postgres",
+            "--dbhub-config",
+            str(STATE / "dbhub.toml"),
+        ],
+        "mcp-db-setup",
+    )
+
+
+def sync_gateway_catalog() -> None:
+    """LGOS is healthy by now (components start in order): publish its catalog to LiteLLM."""
+    if not LITELLM_BIN.exists():
+        raise SystemExit("LiteLLM is not installed: run `make dev` (it installs .tools/litellm)")
+    lgos_port = os.environ.get("LGOS_PORT", "3004")
+    run_step(
+        [
+            sys.executable,
+            "-m",
+            "lgos_gateways.litellm_sync",
+            "--lgos-url",
+            f"http://127.0.0.1:{lgos_port}",
+            "--config",
+            str(STATE / "litellm.yaml"),
+        ],
+        "gateway-sync",
+    )
+
+
 def components() -> list[Component]:
+    gateway_port = int(os.environ.get("OPENAI_GATEWAY_PORT", "3000"))
+    mcp_port = int(os.environ.get("MCP_DEMO_DB_PORT", "3010"))
+    files_port = int(os.environ.get("FILES_PORT", "3006"))
     lgos_port = int(os.environ.get("LGOS_PORT", "3004"))
     model_port = int(os.environ.get("OFFLINE_MODEL_PORT", "3007"))
     search_port = int(os.environ.get("SEARXNG_PORT", "3005"))
@@ -218,6 +284,48 @@ def components() -> list[Component]:
                 "LGOS_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
             },
         ),
+        Component(
+            "mcp-db",
+            mcp_port,
+            [
+                "node",
+                "--require",
+                str(LOOPBACK),
+                str(DBHUB_ENTRY),
+                "--transport",
+                "http",
+                "--port",
+                str(mcp_port),
+                "--config",
+                str(STATE / "dbhub.toml"),
+            ],
+            {},
+            health_path="/healthz",
+        ),
+        Component(
+            "gateway",
+            gateway_port,
+            [
+                sys.executable,
+                "-m",
+                "lgos_gateways.litellm_serve",
+                "--config",
+                str(STATE / "litellm.yaml"),
+                "--port",
+                str(gateway_port),
+                "--pid-file",
+                str(STATE / "litellm.pid"),
+                "--litellm",
+                str(LITELLM_BIN),
+            ],
+            {
+                "OPENAI_GATEWAY_API_KEY": gateway_key(),
+                "MCP_DEMO_DB_URL": f"http://127.0.0.1:{mcp_port}/mcp",
+                "FILES_API_BASE": f"http://127.0.0.1:{files_port}/v1",
+                "FILES_API_KEY": os.environ.get("FILES_API_KEY", ""),
+            },
+            health_path="/health/liveliness",
+        ),
     ]
 
 
@@ -247,6 +355,10 @@ def start(component: Component) -> subprocess.Popen[bytes]:
         searxng_settings(component.port)
     if component.name == "postgres":
         init_postgres(component)
+    if component.name == "mcp-db":
+        prepare_mcp_db()
+    if component.name == "gateway":
+        sync_gateway_catalog()
     log = (STATE / f"{component.name}.log").open("ab")
     return subprocess.Popen(
         component.args,
@@ -324,7 +436,14 @@ def up(detach: bool) -> None:
             scheme = "tcp" if component.tcp_health else "http"
             print(f"{component.name:14} healthy on {scheme}://127.0.0.1:{component.port}")
         lgos = next(c for c in components() if c.name == "lgos")
-        print(f"\nOpenAI base URL: http://127.0.0.1:{lgos.port}/v1  ({model_notice()})")
+        gateway = next(c for c in components() if c.name == "gateway")
+        key = (
+            "$OPENAI_GATEWAY_API_KEY"
+            if os.environ.get("OPENAI_GATEWAY_API_KEY")
+            else DEV_GATEWAY_KEY
+        )
+        print(f"\nOpenAI base URL: http://127.0.0.1:{gateway.port}/v1  (gateway, key {key})")
+        print(f"LGOS directly:   http://127.0.0.1:{lgos.port}/v1  ({model_notice()})")
         print(f"logs: {STATE}/")
         if detach:
             (STATE / "pids.json").write_text(json.dumps(pids))

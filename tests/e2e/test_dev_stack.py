@@ -36,7 +36,16 @@ def remove_pg_data() -> Iterator[None]:
 
 
 def stack_ports() -> dict[str, str]:
-    names = ("LGOS_PORT", "OFFLINE_MODEL_PORT", "SEARXNG_PORT", "POSTGRES_PORT", "REDIS_PORT")
+    names = (
+        "LGOS_PORT",
+        "OFFLINE_MODEL_PORT",
+        "SEARXNG_PORT",
+        "POSTGRES_PORT",
+        "REDIS_PORT",
+        "OPENAI_GATEWAY_PORT",
+        "MCP_DEMO_DB_PORT",
+        "FILES_PORT",
+    )
     return {name: str(free_port()) for name in names}
 
 
@@ -51,7 +60,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     env.pop("DEMO_API_OPENAI_API_KEY", None)
     devstack = [sys.executable, str(ROOT / "scripts" / "devstack.py")]
     up = subprocess.run(
-        [*devstack, "up", "--detach"], env=env, capture_output=True, text=True, timeout=120
+        [*devstack, "up", "--detach"], env=env, capture_output=True, text=True, timeout=240
     )
     assert up.returncode == 0, up.stdout + up.stderr
     assert "offline-model, the deterministic stand-in" in up.stdout
@@ -90,6 +99,26 @@ def test_status_reports_every_component(stack: dict[str, str]) -> None:
     assert result.returncode == 0
     assert "lgos" in result.stdout and "offline-model" in result.stdout
     assert "searxng" in result.stdout
+    assert "gateway" in result.stdout and "mcp-db" in result.stdout
+
+
+def test_gateway_example_through_the_stack_gateway(stack: dict[str, str]) -> None:
+    """The gateway on its port, synced from the stack's LGOS, keyed by the local default key."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "examples" / "gateway_catalog.py")],
+        env={
+            **stack,
+            "OPENAI_BASE_URL": f"http://127.0.0.1:{stack['OPENAI_GATEWAY_PORT']}/v1",
+            "OPENAI_GATEWAY_API_KEY": "sk-lgos-local-dev",
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "lgos/advanced-graph" in result.stdout
+    assert "lgos/simple-graph" in result.stdout and "Streams responses" in result.stdout
+    assert result.stdout.rstrip().endswith("[completed]")
 
 
 def test_quickstart_example(stack: dict[str, str]) -> None:
@@ -150,6 +179,7 @@ def test_logs_are_written(stack: dict[str, str]) -> None:
     assert (logs / "offline-model.log").exists()
     assert (logs / "searxng.log").exists()
     assert (logs / "postgres.log").exists()
+    assert (logs / "gateway.log").exists() and (logs / "gateway-sync.log").exists()
 
 
 def test_foreground_stack_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
@@ -184,7 +214,7 @@ def test_foreground_stack_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
     out = "".join(seen) + rest
     assert process.returncode == 0, out
     assert "Ctrl-C stops the stack." in out
-    for name in ("lgos", "offline-model", "searxng", "redis", "postgres"):
+    for name in ("gateway", "mcp-db", "lgos", "offline-model", "searxng", "redis", "postgres"):
         assert f"stopped {name}" in out
     for port in ports.values():
         with pytest.raises(OSError):

@@ -136,3 +136,14 @@ def serve_dbhub(state: Path) -> Iterator[Server]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def run_bifrost_sync(*args: str, env: Mapping[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "lgos_gateways.bifrost_sync", *args],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )

@@ -9,7 +9,7 @@ import pytest
 from openai import AsyncOpenAI
 
 from tests.support.gateways import GATEWAY_KEY, run_litellm_sync, serve_dbhub, serve_litellm
-from tests.support.servers import Server
+from tests.support.servers import Server, free_port, serve
 
 
 def gateway_sdk(base_url: str, api_key: str = GATEWAY_KEY) -> AsyncOpenAI:
@@ -49,3 +49,22 @@ def litellm_gateway(lgos_server: Server, dbhub: Server, gateway_state: Path) -> 
 async def gateway(litellm_gateway: Server) -> AsyncIterator[AsyncOpenAI]:
     async with gateway_sdk(f"{litellm_gateway.url}/v1") as sdk:
         yield sdk
+
+
+@pytest.fixture
+def demo_lgos(offline_model: Server, searxng: Server, tmp_path: Path) -> Iterator[Server]:
+    """A second LGOS serving the demo registry only: the test graphs have 'disappeared'."""
+    port = free_port()
+    env = {
+        "LGOS_PORT": str(port),
+        "LGOS_STATE_DIR": str(tmp_path / "lgos-state"),
+        "DEMO_API_OFFLINE_MODEL_URL": f"{offline_model.url}/v1",
+        "DEMO_API_WEB_SEARCH_URL": searxng.url,
+    }
+    with serve(
+        ["lgos", "serve", "lgos_demo_graphs.registry:create_registry"],
+        port=port,
+        env=env,
+        log=tmp_path / "lgos-demo.log",
+    ) as server:
+        yield server

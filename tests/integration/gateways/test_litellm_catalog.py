@@ -6,11 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 import yaml
 
 from tests.support.gateways import GATEWAY_KEY, run_litellm_sync, serve_litellm
-from tests.support.servers import ROOT, Server, free_port, serve
+from tests.support.servers import ROOT, Server, free_port
 
 AUTH = {"Authorization": f"Bearer {GATEWAY_KEY}"}
 OPERATOR_ENTRY = {
@@ -60,25 +59,6 @@ def test_model_info_carries_the_complete_lgos_extension(
     # /v1/models keeps routing names only (LiteLLM drops model_info there).
     listed = httpx.get(f"{litellm_gateway.url}/v1/models", headers=AUTH).json()["data"]
     assert {m["id"] for m in listed} == set(expected)
-
-
-@pytest.fixture
-def demo_lgos(offline_model: Server, searxng: Server, tmp_path: Path) -> Any:
-    """A second LGOS serving the demo registry only: the test graphs have 'disappeared'."""
-    port = free_port()
-    env = {
-        "LGOS_PORT": str(port),
-        "LGOS_STATE_DIR": str(tmp_path / "lgos-state"),
-        "DEMO_API_OFFLINE_MODEL_URL": f"{offline_model.url}/v1",
-        "DEMO_API_WEB_SEARCH_URL": searxng.url,
-    }
-    with serve(
-        ["lgos", "serve", "lgos_demo_graphs.registry:create_registry"],
-        port=port,
-        env=env,
-        log=tmp_path / "lgos-demo.log",
-    ) as server:
-        yield server
 
 
 def test_sync_follows_a_graph_change_and_keeps_operator_entries(
