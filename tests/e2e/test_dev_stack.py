@@ -58,6 +58,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
         "DEVSTACK_STATE_DIR": str(tmp_path_factory.mktemp("devstack")),
     }
     env.pop("DEMO_API_OPENAI_API_KEY", None)
+    env.pop("OPENAI_GATEWAY_API_KEY", None)  # the stack's local default key is used below
     devstack = [sys.executable, str(ROOT / "scripts" / "devstack.py")]
     up = subprocess.run(
         [*devstack, "up", "--detach"], env=env, capture_output=True, text=True, timeout=240
