@@ -36,6 +36,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from lgos_gateways.mcp_demo_db import DBHUB_ENTRY, dbhub_command
+
 ROOT = Path(__file__).resolve().parents[1]
 STATE = Path(os.environ.get("DEVSTACK_STATE_DIR", ROOT / ".dev"))
 HEALTH_TIMEOUT = 60.0
@@ -56,10 +58,6 @@ PG_BIN = next(
 )
 PG_USER = "lgos-dev"
 LITELLM_BIN = ROOT / ".tools" / "litellm" / "bin" / "litellm"
-DBHUB_ENTRY = (
-    ROOT / ".tools" / "dbhub" / "node_modules" / "@bytebase" / "dbhub" / "dist" / "index.js"
-)
-LOOPBACK = ROOT / "gateways" / "mcp" / "loopback.cjs"
 # Loopback-only stack: a fixed local key is fine; set OPENAI_GATEWAY_API_KEY for anything else.
 DEV_GATEWAY_KEY = "sk-lgos-local-dev"
 
@@ -160,11 +158,13 @@ def gateway_key() -> str:
     return os.environ.get("OPENAI_GATEWAY_API_KEY") or DEV_GATEWAY_KEY
 
 
-def run_step(args: list[str], what: str) -> None:
-    """A one-shot job before a component starts; its output goes to that component's log."""
+def run_job(what: str, module: str, *args: str) -> None:
+    """A one-shot job (``python -m module``) before a component starts, logged to STATE."""
     log = STATE / f"{what}.log"
     with log.open("ab") as out:
-        done = subprocess.run(args, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+        done = subprocess.run(
+            [sys.executable, "-m", module, *args], stdout=out, stderr=subprocess.STDOUT, cwd=ROOT
+        )
     if done.returncode != 0:
         raise SystemExit(f"{what} failed:\n{log.read_text()[-2000:]}")
 
@@ -174,17 +174,10 @@ def prepare_mcp_db() -> None:
     if not DBHUB_ENTRY.exists():
         raise SystemExit("dbhub is not installed: run `make dev` (it installs .tools/dbhub)")
     pg_port = os.environ.get("POSTGRES_PORT", "3001")
-    run_step(
-        [
-            sys.executable,
-            "-m",
-            "lgos_gateways.mcp_demo_db",
-            "--admin-url",
-            f"postgresql://postgres@127.0.0.1:{pg_port}/postgres",
-            "--dbhub-config",
-            str(STATE / "dbhub.toml"),
-        ],
-        "mcp-db-setup",
+    admin = f"postgresql://postgres@127.0.0.1:{pg_port}/postgres"
+    config = str(STATE / "dbhub.toml")
+    run_job(
+        "mcp-db-setup", "lgos_gateways.mcp_demo_db", "--admin-url", admin, "--dbhub-config", config
     )
 
 
@@ -192,19 +185,9 @@ def sync_gateway_catalog() -> None:
     """LGOS is healthy by now (components start in order): publish its catalog to LiteLLM."""
     if not LITELLM_BIN.exists():
         raise SystemExit("LiteLLM is not installed: run `make dev` (it installs .tools/litellm)")
-    lgos_port = os.environ.get("LGOS_PORT", "3004")
-    run_step(
-        [
-            sys.executable,
-            "-m",
-            "lgos_gateways.litellm_sync",
-            "--lgos-url",
-            f"http://127.0.0.1:{lgos_port}",
-            "--config",
-            str(STATE / "litellm.yaml"),
-        ],
-        "gateway-sync",
-    )
+    lgos = f"http://127.0.0.1:{os.environ.get('LGOS_PORT', '3004')}"
+    config = str(STATE / "litellm.yaml")
+    run_job("gateway-sync", "lgos_gateways.litellm_sync", "--lgos-url", lgos, "--config", config)
 
 
 def components() -> list[Component]:
@@ -287,18 +270,7 @@ def components() -> list[Component]:
         Component(
             "mcp-db",
             mcp_port,
-            [
-                "node",
-                "--require",
-                str(LOOPBACK),
-                str(DBHUB_ENTRY),
-                "--transport",
-                "http",
-                "--port",
-                str(mcp_port),
-                "--config",
-                str(STATE / "dbhub.toml"),
-            ],
+            dbhub_command(mcp_port, STATE / "dbhub.toml"),
             {},
             health_path="/healthz",
         ),

@@ -5,19 +5,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
+from lgos_gateways.mcp_demo_db import DBHUB_ENTRY, dbhub_command
 
 from tests.support.servers import ROOT, Server, free_port, serve
 
 LITELLM_BIN = ROOT / ".tools" / "litellm" / "bin" / "litellm"
-DBHUB_DIR = ROOT / ".tools" / "dbhub"
-DBHUB_ENTRY = DBHUB_DIR / "node_modules" / "@bytebase" / "dbhub" / "dist" / "index.js"
-LOOPBACK = ROOT / "gateways" / "mcp" / "loopback.cjs"
 GATEWAY_KEY = "sk-gateway-test-key"
 MCP_ADMIN_URL = os.environ.get(
     "MCP_DEMO_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -90,52 +86,19 @@ def setup_mcp_demo_db(state: Path) -> Path:
 
 @contextmanager
 def serve_dbhub(state: Path) -> Iterator[Server]:
-    """dbhub (npm, .tools/dbhub) over the demo schema, kept on loopback by the preload."""
+    """dbhub (npm, .tools/dbhub) over the demo schema on the test PostgreSQL."""
     if not DBHUB_ENTRY.exists():
         raise RuntimeError("dbhub is not installed; `make test` installs it into .tools/dbhub")
-    config = setup_mcp_demo_db(state)
     port = free_port()
-    log = state / "dbhub.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [
-                "node",
-                "--require",
-                str(LOOPBACK),
-                str(DBHUB_ENTRY),
-                "--transport",
-                "http",
-                "--port",
-                str(port),
-                "--config",
-                str(config),
-            ],
-            cwd=DBHUB_DIR,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"dbhub exited early:\n{log.read_text()}")
-            try:
-                if httpx.get(f"{url}/healthz", timeout=1.0).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"dbhub did not become healthy:\n{log.read_text()}")
-            time.sleep(0.2)
-        yield Server(url=url, process=process, log=log)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    with serve(
+        [],
+        command=dbhub_command(port, setup_mcp_demo_db(state)),
+        port=port,
+        env={},
+        log=state / "dbhub.log",
+        health_path="/healthz",
+    ) as server:
+        yield server
 
 
 def run_bifrost_sync(*args: str, env: Mapping[str, str]) -> subprocess.CompletedProcess[str]:

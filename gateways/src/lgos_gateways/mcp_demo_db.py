@@ -20,6 +20,19 @@ from psycopg import sql
 
 logger = logging.getLogger("lgos_gateways.mcp_demo_db")
 
+GATEWAYS = Path(__file__).resolve().parents[2]
+DBHUB_ENTRY = (
+    GATEWAYS.parent
+    / ".tools"
+    / "dbhub"
+    / "node_modules"
+    / "@bytebase"
+    / "dbhub"
+    / "dist"
+    / "index.js"
+)
+"""Installed by `make sync` (npm, gateways/mcp/package-lock.json)."""
+LOOPBACK = GATEWAYS / "mcp" / "loopback.cjs"
 DATABASE = "lgos_mcp_demo"
 READER = "lgos_mcp_reader"
 
@@ -108,6 +121,22 @@ def dbhub_config(reader: str) -> str:
         'name = "search_objects"\n'
         'source = "demo_db"\n'
     )
+
+
+def dbhub_command(port: int, config: Path) -> list[str]:
+    """dbhub over HTTP, kept on loopback by the preload (it binds 0.0.0.0 on its own)."""
+    return [
+        "node",
+        "--require",
+        str(LOOPBACK),
+        str(DBHUB_ENTRY),
+        "--transport",
+        "http",
+        "--port",
+        str(port),
+        "--config",
+        str(config),
+    ]
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -14,22 +14,11 @@ import pytest
 from openai import AsyncOpenAI
 
 from tests.conftest import sdk_client
+from tests.contract.test_client_functions import CALCULATE_SUM
 from tests.support.servers import Server
 
 pytestmark = pytest.mark.asyncio
 
-CALCULATE_SUM = {
-    "type": "function",
-    "name": "calculate_sum",
-    "description": "Add a list of integers.",
-    "parameters": {
-        "type": "object",
-        "properties": {"numbers": {"type": "array", "items": {"type": "integer"}}},
-        "required": ["numbers"],
-        "additionalProperties": False,
-    },
-    "strict": True,
-}
 SERVER_TOOLS = [{"type": "custom", "name": "package_version"}, {"type": "web_search"}]
 
 
