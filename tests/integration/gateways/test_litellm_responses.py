@@ -101,6 +101,16 @@ async def test_chat_completions_stay_chat_completions(
     assert through.choices[0].finish_reason == straight.choices[0].finish_reason == "stop"
 
 
+async def test_each_protocol_reaches_lgos_unconverted(gateway: AsyncOpenAI) -> None:
+    """echo-request reports the protocol LGOS decoded: LiteLLM must not convert between them."""
+    chat = await gateway.chat.completions.create(
+        model="lgos/echo-request", messages=[{"role": "user", "content": "hi"}]
+    )
+    assert json.loads(chat.choices[0].message.content or "")["protocol"] == "chat"
+    response = await gateway.responses.create(model="lgos/echo-request", input="hi")
+    assert json.loads(response.output_text)["protocol"] == "responses"
+
+
 async def test_chat_stream_through_the_gateway(gateway: AsyncOpenAI, direct: AsyncOpenAI) -> None:
     messages: Any = [{"role": "user", "content": "Name one benefit of retries."}]
     stream = await gateway.chat.completions.create(
