@@ -117,7 +117,10 @@ def test_gateway_example_through_the_stack_gateway(stack: dict[str, str]) -> Non
         timeout=60,
     )
     assert result.returncode == 0, result.stderr
-    assert "lgos/advanced-graph" in result.stdout
+    assert (
+        "lgos/interruptible-approval" in result.stdout
+        and "[features: background, interrupts]" in result.stdout
+    )
     assert "lgos/simple-graph" in result.stdout and "Streams responses" in result.stdout
     assert result.stdout.rstrip().endswith("[completed]")
 
