@@ -52,8 +52,8 @@ def deployment(graph: Graph, upstream: Upstream) -> dict[str, Any]:
         },
         "model_info": {
             "managed_by": MANAGED_BY,
-            # Graphs are missing from LiteLLM's cost map; without this LiteLLM may fake the
-            # Responses stream and drop function-call argument events.
+            # Graphs are missing from LiteLLM's cost map; the reported workaround for LiteLLM
+            # faking the Responses stream (1.108.7 streamed natively here even without it).
             "supports_native_streaming": True,
             "lgos": copy.deepcopy(graph.lgos),
         },
