@@ -12,7 +12,8 @@ binary at run time). This server records the documented contract so the sync can
   model without a pricing row is not listed (v1.4.17+ needs rows).
 - ``GET /openai/v1/models``: the OpenAI-shaped conversion, which drops ``additional_attributes``.
 - Inference routes need the virtual key (``client.enforce_auth_on_inference``); management routes
-  need admin auth (``governance.auth_config``; Basic accepted).
+  need admin auth (``governance.auth_config``; Basic accepted): docs.getbifrost.ai
+  deployment-guides/config-json/governance and changelogs/v1.5.13.
 - ``PUT|DELETE /api/models/additional-attributes``: UNCONFIRMED route (see bifrost_sync.py).
 """
 

@@ -15,8 +15,11 @@ from tests.support.servers import ROOT, Server, free_port, serve
 
 LITELLM_BIN = ROOT / ".tools" / "litellm" / "bin" / "litellm"
 GATEWAY_KEY = "sk-gateway-test-key"
-MCP_ADMIN_URL = os.environ.get(
-    "MCP_DEMO_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+# The test PostgreSQL (this machine kind runs one on 5432), as the other integration tests use it.
+MCP_ADMIN_URL = (
+    os.environ.get("MCP_DEMO_ADMIN_URL")
+    or os.environ.get("LGOS_TEST_POSTGRES_URI")
+    or "postgresql://postgres@127.0.0.1:5432/postgres"
 )
 
 

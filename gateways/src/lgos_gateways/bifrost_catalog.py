@@ -2,7 +2,7 @@
 
 Bifrost never ran on this project's machines (no Docker engine, no installable build). What this
 module relies on comes from Bifrost's documentation and source, as recorded in FINDINGS.md
-("Bifrost's documented contract"); targeted version: the compose image tag (v1.5.8).
+("Bifrost's documented contract"); targeted version: the compose image tag (v1.5.13).
 
 - Models are addressed ``<provider>/<model>``; LGOS graphs are ``lgos/<graph>``.
 - From v1.4.17 ``/v1/models`` needs a pricing row per model (an air-gapped install without them
@@ -91,8 +91,16 @@ def check_config(config: dict[str, Any]) -> list[str]:
     auth = config.get("governance", {}).get("auth_config", {})
     if auth.get("is_enabled") is not True:
         problems.append("governance.auth_config must be enabled (the management API is admin-only)")
-    if not config.get("governance", {}).get("virtual_keys"):
+    keys = config.get("governance", {}).get("virtual_keys") or []
+    if not keys:
         problems.append("governance.virtual_keys must hold the gateway key")
+    for key in keys:
+        granted = {c.get("provider") for c in key.get("provider_configs", [])}
+        if PROVIDER not in granted:
+            problems.append(f"virtual key {key.get('id')} does not grant provider {PROVIDER}")
+        # From v1.5.0 an empty key_ids denies every provider key; ["*"] allows them all.
+        if any(c.get("key_ids") != ["*"] for c in key.get("provider_configs", [])):
+            problems.append(f"virtual key {key.get('id')} must use key_ids ['*']")
     return problems
 
 

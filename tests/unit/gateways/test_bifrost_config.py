@@ -67,6 +67,20 @@ BROKEN = {
 }
 
 
+def strip_key_ids(config: dict[str, Any]) -> None:
+    for provider in config["governance"]["virtual_keys"][0]["provider_configs"]:
+        provider.pop("key_ids")
+
+
+def drop_lgos_grant(config: dict[str, Any]) -> None:
+    key = config["governance"]["virtual_keys"][0]
+    key["provider_configs"] = [c for c in key["provider_configs"] if c["provider"] != "lgos"]
+
+
+BROKEN["vk denies provider keys"] = (strip_key_ids, "key_ids")
+BROKEN["vk without lgos"] = (drop_lgos_grant, "does not grant provider lgos")
+
+
 @pytest.mark.parametrize("case", BROKEN, ids=list(BROKEN))
 def test_each_relied_on_field_is_checked(case: str) -> None:
     mutate, message = BROKEN[case]
