@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from types import FrameType
 
@@ -80,6 +81,18 @@ def litellm_binary(explicit: str | None) -> str:
     return found
 
 
+def files_defaults(environ: Mapping[str, str]) -> dict[str, str]:
+    """LiteLLM 1.108.7 uses ``files_settings`` for uploads only; list, retrieve, content and
+    delete go to its default OpenAI credentials. Pointing those at the Files service routes the
+    whole Files API there (measured). Model entries must therefore name their own api_base."""
+    if not environ.get("FILES_API_BASE"):
+        return {}
+    return {
+        "OPENAI_BASE_URL": environ["FILES_API_BASE"],
+        "OPENAI_API_KEY": environ.get("FILES_API_KEY", ""),
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--config", type=Path, required=True)
@@ -105,6 +118,7 @@ def main(argv: list[str] | None = None) -> None:
     path = os.pathsep.join(p for p in (str(HOOKS_DIR), os.environ.get("PYTHONPATH")) if p)
     # The cost map ships with LiteLLM; without this it retries a download at every start.
     env = {**os.environ, "PYTHONPATH": path, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    env.update(files_defaults(os.environ))
     if args.pid_file is not None:
         args.pid_file.parent.mkdir(parents=True, exist_ok=True)
         args.pid_file.write_text(str(os.getpid()))
