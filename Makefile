@@ -9,7 +9,7 @@ UV_VERSION := 0.13.8
 SYNCED := .venv/.synced
 RUN := $(UV) run --frozen
 
-.PHONY: dev dev-up dev-down dev-status test lint typecheck test-unit test-contract \
+.PHONY: dev dev-up dev-down dev-status gateway-sync test lint typecheck test-unit test-contract \
 	test-integration test-e2e bench bench-files sync clean
 
 $(UV):
@@ -18,7 +18,7 @@ $(UV):
 
 $(SYNCED): $(UV) uv.lock pyproject.toml services/lgos/pyproject.toml \
 		services/offline-model/pyproject.toml services/files/pyproject.toml \
-		graphs/pyproject.toml
+		graphs/pyproject.toml gateways/pyproject.toml
 	# Bytecode at install time: with PYTHONDONTWRITEBYTECODE set (as on these machines) every
 	# process would otherwise recompile its imports, ~3 s of CPU per LGOS or worker start.
 	$(UV) sync --frozen --compile-bytecode
@@ -54,7 +54,23 @@ $(REDIS): | $(UV)
 	command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
 	touch $@
 
-SERVERS := $(SEARXNG) $(POSTGRES) $(REDIS) $(EMBEDDINGS)
+# The LiteLLM proxy (the gateway on 3000) in its own pinned venv: it conflicts with the workspace.
+LITELLM := $(TOOLS)/litellm/.installed
+$(LITELLM): gateways/litellm/requirements.txt | $(UV)
+	$(PYTHON) -m venv $(TOOLS)/litellm
+	$(TOOLS)/litellm/bin/pip install --quiet --disable-pip-version-check \
+		-r gateways/litellm/requirements.txt
+	touch $@
+
+# dbhub, the read-only PostgreSQL MCP server behind the gateway, from npm at a locked version.
+DBHUB := $(TOOLS)/dbhub/.installed
+$(DBHUB): gateways/mcp/package.json gateways/mcp/package-lock.json
+	mkdir -p $(TOOLS)/dbhub
+	cp gateways/mcp/package.json gateways/mcp/package-lock.json $(TOOLS)/dbhub/
+	cd $(TOOLS)/dbhub && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+SERVERS := $(SEARXNG) $(POSTGRES) $(REDIS) $(EMBEDDINGS) $(LITELLM) $(DBHUB)
 
 sync: $(SYNCED) $(SERVERS)
 
@@ -69,6 +85,12 @@ dev-down: $(SYNCED)  ## stop a background stack
 
 dev-status: $(SYNCED)
 	$(RUN) python scripts/devstack.py status
+
+# After a graph change: republish LGOS's catalog to the running gateway (restart + verify).
+gateway-sync: $(SYNCED)
+	OPENAI_GATEWAY_API_KEY=$${OPENAI_GATEWAY_API_KEY:-sk-lgos-local-dev} $(RUN) lgos-litellm-sync \
+		--lgos-url http://127.0.0.1:$${LGOS_PORT:-3004} --config .dev/litellm.yaml \
+		--reload-pid-file .dev/litellm.pid --gateway-url http://127.0.0.1:$${OPENAI_GATEWAY_PORT:-3000}
 
 lint: $(SYNCED)
 	$(RUN) ruff check .

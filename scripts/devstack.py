@@ -5,11 +5,15 @@
     python scripts/devstack.py down          # stop a detached stack
     python scripts/devstack.py status
 
+The gateway (LiteLLM) listens on 3000 with the key OPENAI_GATEWAY_API_KEY (a local default when
+unset); its catalog is synced from LGOS once LGOS is healthy. dbhub serves the read-only MCP demo
+database to the gateway. Re-sync after a graph change: `make gateway-sync`.
+
 Ports and the state folder can be overridden (tests run a private stack on free ports):
 LGOS_PORT, LGOS_WORKER_PORT (health only, default 3011), OFFLINE_MODEL_PORT, SEARXNG_PORT,
-POSTGRES_PORT, REDIS_PORT, FILES_PORT, EMBEDDINGS_PORT, DEVSTACK_STATE_DIR, DEVSTACK_PGDATA (the
-PostgreSQL data folder; as root it must be reachable by the lgos-dev user). FILES_API_KEYS sets
-the Files service's bearer key(s).
+POSTGRES_PORT, REDIS_PORT, OPENAI_GATEWAY_PORT, MCP_DEMO_DB_PORT, FILES_PORT, EMBEDDINGS_PORT,
+DEVSTACK_STATE_DIR, DEVSTACK_PGDATA (the PostgreSQL data folder; as root it must be reachable by
+the lgos-dev user). FILES_API_KEYS sets the Files service's bearer key(s).
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from lgos_gateways.mcp_demo_db import DBHUB_ENTRY, dbhub_command
+
 ROOT = Path(__file__).resolve().parents[1]
 STATE = Path(os.environ.get("DEVSTACK_STATE_DIR", ROOT / ".dev"))
 HEALTH_TIMEOUT = 60.0
@@ -55,6 +61,9 @@ PG_BIN = next(
     ROOT / ".tools" / "postgres" / "missing",
 )
 PG_USER = "lgos-dev"
+LITELLM_BIN = ROOT / ".tools" / "litellm" / "bin" / "litellm"
+# Loopback-only stack: a fixed local key is fine; set OPENAI_GATEWAY_API_KEY for anything else.
+DEV_GATEWAY_KEY = "sk-lgos-local-dev"
 
 
 @dataclass(frozen=True)
@@ -149,7 +158,46 @@ def searxng_settings(port: int) -> Path:
     return path
 
 
+def gateway_key() -> str:
+    return os.environ.get("OPENAI_GATEWAY_API_KEY") or DEV_GATEWAY_KEY
+
+
+def run_job(what: str, module: str, *args: str) -> None:
+    """A one-shot job (``python -m module``) before a component starts, logged to STATE."""
+    log = STATE / f"{what}.log"
+    with log.open("ab") as out:
+        done = subprocess.run(
+            [sys.executable, "-m", module, *args], stdout=out, stderr=subprocess.STDOUT, cwd=ROOT
+        )
+    if done.returncode != 0:
+        raise SystemExit(f"{what} failed:\n{log.read_text()[-2000:]}")
+
+
+def prepare_mcp_db() -> None:
+    """The demo schema and its read-only role in the stack's PostgreSQL, and dbhub's config."""
+    if not DBHUB_ENTRY.exists():
+        raise SystemExit("dbhub is not installed: run `make dev` (it installs .tools/dbhub)")
+    pg_port = os.environ.get("POSTGRES_PORT", "3001")
+    admin = f"postgresql://postgres@127.0.0.1:{pg_port}/postgres"
+    config = str(STATE / "dbhub.toml")
+    run_job(
+        "mcp-db-setup", "lgos_gateways.mcp_demo_db", "--admin-url", admin, "--dbhub-config", config
+    )
+
+
+def sync_gateway_catalog() -> None:
+    """LGOS is healthy by now (components start in order): publish its catalog to LiteLLM."""
+    if not LITELLM_BIN.exists():
+        raise SystemExit("LiteLLM is not installed: run `make dev` (it installs .tools/litellm)")
+    lgos = f"http://127.0.0.1:{os.environ.get('LGOS_PORT', '3004')}"
+    config = str(STATE / "litellm.yaml")
+    run_job("gateway-sync", "lgos_gateways.litellm_sync", "--lgos-url", lgos, "--config", config)
+
+
 def components() -> list[Component]:
+    gateway_port = int(os.environ.get("OPENAI_GATEWAY_PORT", "3000"))
+    mcp_port = int(os.environ.get("MCP_DEMO_DB_PORT", "3012"))
+    files_port = int(os.environ.get("FILES_PORT", "3006"))
     lgos_port = int(os.environ.get("LGOS_PORT", "3004"))
     model_port = int(os.environ.get("OFFLINE_MODEL_PORT", "3007"))
     search_port = int(os.environ.get("SEARXNG_PORT", "3005"))
@@ -246,6 +294,37 @@ def components() -> list[Component]:
             [sys.executable, "-m", "lgos", "worker", registry, "--port", str(worker_port)],
             lgos_env,
         ),
+        Component(
+            "mcp-db",
+            mcp_port,
+            dbhub_command(mcp_port, STATE / "dbhub.toml"),
+            {},
+            health_path="/healthz",
+        ),
+        Component(
+            "gateway",
+            gateway_port,
+            [
+                sys.executable,
+                "-m",
+                "lgos_gateways.litellm_serve",
+                "--config",
+                str(STATE / "litellm.yaml"),
+                "--port",
+                str(gateway_port),
+                "--pid-file",
+                str(STATE / "litellm.pid"),
+                "--litellm",
+                str(LITELLM_BIN),
+            ],
+            {
+                "OPENAI_GATEWAY_API_KEY": gateway_key(),
+                "MCP_DEMO_DB_URL": f"http://127.0.0.1:{mcp_port}/mcp",
+                "FILES_API_BASE": f"http://127.0.0.1:{files_port}/v1",
+                "FILES_API_KEY": os.environ.get("FILES_API_KEY", ""),
+            },
+            health_path="/health/liveliness",
+        ),
     ]
 
 
@@ -277,6 +356,10 @@ def start(component: Component) -> subprocess.Popen[bytes]:
         init_postgres(component)
     if component.name == "embeddings" and not EMBEDDINGS_PYTHON.exists():
         raise SystemExit("MiniLM is not installed: run `make dev` (it installs .tools/embeddings)")
+    if component.name == "mcp-db":
+        prepare_mcp_db()
+    if component.name == "gateway":
+        sync_gateway_catalog()
     log = (STATE / f"{component.name}.log").open("ab")
     return subprocess.Popen(
         component.args,
@@ -354,10 +437,17 @@ def up(detach: bool) -> None:
             scheme = "tcp" if component.tcp_health else "http"
             print(f"{component.name:14} healthy on {scheme}://127.0.0.1:{component.port}")
         lgos = next(c for c in components() if c.name == "lgos")
+        gateway = next(c for c in components() if c.name == "gateway")
+        key = (
+            "$OPENAI_GATEWAY_API_KEY"
+            if os.environ.get("OPENAI_GATEWAY_API_KEY")
+            else DEV_GATEWAY_KEY
+        )
+        print(f"\nOpenAI base URL: http://127.0.0.1:{gateway.port}/v1  (gateway, key {key})")
+        print(f"LGOS directly:   http://127.0.0.1:{lgos.port}/v1  ({model_notice()})")
         files = next(c for c in components() if c.name == "files")
-        print(f"\nOpenAI base URL: http://127.0.0.1:{lgos.port}/v1  ({model_notice()})")
         print(
-            f"Files service: http://127.0.0.1:{files.port}/v1  (key: FILES_API_KEYS, default "
+            f"Files service:   http://127.0.0.1:{files.port}/v1  (key: FILES_API_KEYS, default "
             f"{FILES_DEV_KEY}; local disk under {STATE / 'files'}; MiniLM semantic search)"
         )
         print(f"logs: {STATE}/")

@@ -43,6 +43,8 @@ def stack_ports() -> dict[str, str]:
         "SEARXNG_PORT",
         "POSTGRES_PORT",
         "REDIS_PORT",
+        "OPENAI_GATEWAY_PORT",
+        "MCP_DEMO_DB_PORT",
         "FILES_PORT",
         "EMBEDDINGS_PORT",
     )
@@ -58,9 +60,10 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
         "DEVSTACK_STATE_DIR": str(tmp_path_factory.mktemp("devstack")),
     }
     env.pop("DEMO_API_OPENAI_API_KEY", None)
+    env.pop("OPENAI_GATEWAY_API_KEY", None)  # the stack's local default key is used below
     devstack = [sys.executable, str(ROOT / "scripts" / "devstack.py")]
     up = subprocess.run(
-        [*devstack, "up", "--detach"], env=env, capture_output=True, text=True, timeout=120
+        [*devstack, "up", "--detach"], env=env, capture_output=True, text=True, timeout=240
     )
     assert up.returncode == 0, up.stdout + up.stderr
     assert "offline-model, the deterministic stand-in" in up.stdout
@@ -101,6 +104,7 @@ def test_status_reports_every_component(stack: dict[str, str]) -> None:
     assert "searxng" in result.stdout
     assert "lgos-worker" in result.stdout
     assert "files" in result.stdout and "embeddings" in result.stdout
+    assert "gateway" in result.stdout and "mcp-db" in result.stdout
 
 
 def test_files_service_with_semantic_search(stack: dict[str, str]) -> None:
@@ -128,6 +132,28 @@ def test_files_service_with_semantic_search(stack: dict[str, str]) -> None:
     assert hits[0].filename == "sea.md"
     files_dir = Path(stack["DEVSTACK_STATE_DIR"]) / "files"
     assert len([p for p in files_dir.rglob("file-*") if p.is_file()]) == 2
+
+
+def test_gateway_example_through_the_stack_gateway(stack: dict[str, str]) -> None:
+    """The gateway on its port, synced from the stack's LGOS, keyed by the local default key."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "examples" / "gateway_catalog.py")],
+        env={
+            **stack,
+            "OPENAI_BASE_URL": f"http://127.0.0.1:{stack['OPENAI_GATEWAY_PORT']}/v1",
+            "OPENAI_GATEWAY_API_KEY": "sk-lgos-local-dev",
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (
+        "lgos/interruptible-approval" in result.stdout
+        and "[features: background, interrupts]" in result.stdout
+    )
+    assert "lgos/simple-graph" in result.stdout and "Streams responses" in result.stdout
+    assert result.stdout.rstrip().endswith("[completed]")
 
 
 def test_quickstart_example(stack: dict[str, str]) -> None:
@@ -201,6 +227,7 @@ def test_logs_are_written(stack: dict[str, str]) -> None:
     assert (logs / "searxng.log").exists()
     assert (logs / "postgres.log").exists()
     assert "worker started" in (logs / "lgos-worker.log").read_text()
+    assert (logs / "gateway.log").exists() and (logs / "gateway-sync.log").exists()
 
 
 def test_foreground_stack_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
@@ -235,7 +262,18 @@ def test_foreground_stack_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
     out = "".join(seen) + rest
     assert process.returncode == 0, out
     assert "Ctrl-C stops the stack." in out
-    for name in ("lgos", "offline-model", "files", "embeddings", "searxng", "redis", "postgres"):
+    for name in (
+        "gateway",
+        "mcp-db",
+        "lgos",
+        "lgos-worker",
+        "offline-model",
+        "files",
+        "embeddings",
+        "searxng",
+        "redis",
+        "postgres",
+    ):
         assert f"stopped {name}" in out
     for port in ports.values():
         with pytest.raises(OSError):

@@ -41,12 +41,13 @@ def serve(
     timeout: float = 30.0,
     python: str = sys.executable,
     health_path: str = "/health",
+    command: list[str] | None = None,
 ) -> Iterator[Server]:
-    """Run ``python -m ...args`` until its health route answers; stop it afterwards."""
+    """Run ``python -m ...args`` (or ``command``) until its health route answers; stop it after."""
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [python, "-m", *args],
+            command or [python, "-m", *args],
             env=full_env,
             stdout=out,
             stderr=subprocess.STDOUT,

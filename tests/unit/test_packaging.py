@@ -6,6 +6,7 @@ linted; both refer only to commands, modules and ports that exist in this reposi
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -17,7 +18,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCKERFILES = sorted(ROOT.glob("services/*/Dockerfile"))
+DOCKERFILES = sorted([*ROOT.glob("services/*/Dockerfile"), ROOT / "gateways" / "Dockerfile"])
 BIN = Path(sys.executable).parent
 # service: (host port, container port)
 FIXED_PORTS = {
@@ -117,7 +118,7 @@ def test_dockerfile_commands_exist(dockerfile: Path) -> None:
         assert subprocess.run(probe, capture_output=True).returncode == 0
         return
     scripts = {}
-    for manifest in ROOT.glob("services/*/pyproject.toml"):
+    for manifest in [*ROOT.glob("services/*/pyproject.toml"), ROOT / "gateways" / "pyproject.toml"]:
         scripts.update(tomllib.loads(manifest.read_text())["project"].get("scripts", {}))
     assert cmd.group(1) in scripts
     assert (BIN / cmd.group(1)).exists()
@@ -125,3 +126,74 @@ def test_dockerfile_commands_exist(dockerfile: Path) -> None:
     makefile = (ROOT / "Makefile").read_text()
     assert uv_pin is not None
     assert f"UV_VERSION := {uv_pin.group(1)}" in makefile
+
+
+WORKSPACE = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["uv"]["workspace"]
+
+
+@pytest.mark.parametrize("dockerfile", DOCKERFILES, ids=lambda p: p.parent.name)
+def test_uv_sync_images_copy_every_workspace_manifest(dockerfile: Path) -> None:
+    """`uv sync --frozen` needs every member's pyproject.toml, even for one package."""
+    text = dockerfile.read_text()
+    if "uv sync" not in text:
+        return
+    for member in WORKSPACE["members"]:
+        assert f"COPY {member}/pyproject.toml {member}/pyproject.toml" in text, member
+
+
+def pinned(requirements: Path, name: str) -> str:
+    match = re.search(rf"^{re.escape(name)}(?:\[[^\]]*\])?==(\S+)$", requirements.read_text(), re.M)
+    assert match is not None, name
+    return match.group(1)
+
+
+def test_litellm_native_pin_matches_the_compose_image() -> None:
+    version = pinned(ROOT / "gateways" / "litellm" / "requirements.txt", "litellm")
+    services = compose()["services"]
+    assert isinstance(services, dict)
+    assert services["litellm"]["image"] == f"ghcr.io/berriai/litellm:main-v{version}"
+
+
+def test_dbhub_native_pin_matches_compose() -> None:
+    package = json.loads((ROOT / "gateways" / "mcp" / "package.json").read_text())
+    version = package["dependencies"]["@bytebase/dbhub"]
+    lock = json.loads((ROOT / "gateways" / "mcp" / "package-lock.json").read_text())
+    assert lock["packages"]["node_modules/@bytebase/dbhub"]["version"] == version
+    services = compose()["services"]
+    assert isinstance(services, dict)
+    assert f"@bytebase/dbhub@{version}" in services["mcp-db"]["command"]
+
+
+def test_gateway_services_sit_on_port_3000_behind_their_profiles() -> None:
+    services = compose()["services"]
+    assert isinstance(services, dict)
+    for gateway, port in (("litellm", 4000), ("bifrost", 8080)):
+        service = services[gateway]
+        assert service["profiles"] == [gateway]
+        assert service["ports"] == [f"127.0.0.1:${{OPENAI_GATEWAY_PORT:-3000}}:{port}"]
+        assert str(port) in " ".join(service["healthcheck"]["test"])
+        assert "OPENAI_GATEWAY_API_KEY" in service["environment"]
+    # The one-shot syncs run after LGOS (or the gateway) is healthy; the gateway after its sync.
+    assert services["litellm-sync"]["depends_on"]["lgos"]["condition"] == "service_healthy"
+    condition = services["litellm"]["depends_on"]["litellm-sync"]["condition"]
+    assert condition == "service_completed_successfully"
+    assert services["bifrost-sync"]["depends_on"]["bifrost"]["condition"] == "service_healthy"
+    assert "publish" in services["bifrost-sync"]["command"]
+    # dbhub binds 0.0.0.0 in its container: it must not be published.
+    assert "ports" not in services["mcp-db"]
+
+
+def test_compose_jobs_run_commands_the_gateways_package_installs() -> None:
+    scripts = tomllib.loads((ROOT / "gateways" / "pyproject.toml").read_text())["project"]
+    services = compose()["services"]
+    assert isinstance(services, dict)
+    for name in ("litellm-sync", "bifrost-pricing", "bifrost-sync", "mcp-db-setup"):
+        command = services[name]["command"]
+        assert command[0] in scripts["scripts"], name
+        assert (BIN / command[0]).exists()
+    for hook in ("lgos_key_auth.py", "lgos_stream_fidelity.py"):
+        mounts = " ".join(services["litellm"]["volumes"])
+        assert (
+            f"./gateways/litellm/{hook}" in mounts
+            and (ROOT / "gateways" / "litellm" / hook).exists()
+        )

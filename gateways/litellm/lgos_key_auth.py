@@ -1,0 +1,23 @@
+"""LiteLLM auth hook (``general_settings.custom_auth``): the gateway key, with proper 401s.
+
+Without a database LiteLLM answers a missing key with 500 and a wrong key with 400 (FINDINGS).
+This hook accepts only ``OPENAI_GATEWAY_API_KEY`` (Bearer or ``x-litellm-api-key``) and answers
+anything else with 401. It runs inside LiteLLM's own venv (.tools/litellm), not the workspace.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+
+from fastapi import HTTPException, Request
+from litellm.proxy._types import LitellmUserRoles, UserAPIKeyAuth
+
+
+async def user_api_key_auth(request: Request, api_key: str) -> UserAPIKeyAuth:
+    expected = os.environ.get("OPENAI_GATEWAY_API_KEY", "")
+    if not api_key:
+        raise HTTPException(status_code=401, detail="Missing API key.")
+    if not expected or not secrets.compare_digest(api_key.encode(), expected.encode()):
+        raise HTTPException(status_code=401, detail="Invalid API key.")
+    return UserAPIKeyAuth(api_key="gateway-master-key", user_role=LitellmUserRoles.PROXY_ADMIN)

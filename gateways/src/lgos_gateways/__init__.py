@@ -1,0 +1,1 @@
+"""Gateway glue for LGOS: catalog-sync jobs (LiteLLM, Bifrost) and the MCP demo database."""

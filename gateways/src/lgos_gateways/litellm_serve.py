@@ -1,0 +1,129 @@
+"""Run the LiteLLM proxy and restart it on SIGHUP, so a catalog sync can swap its config.
+
+LiteLLM without a database reads its model list once at start (FINDINGS); restarting the process
+is the reload. SIGINT/SIGTERM stop the proxy and this supervisor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from types import FrameType
+
+from lgos.logs import configure_logging
+
+logger = logging.getLogger("lgos_gateways.litellm_serve")
+
+HOOKS_DIR = Path(__file__).resolve().parents[2] / "litellm"
+"""Holds ``lgos_key_auth.py``, the auth hook the config names (imported by LiteLLM)."""
+
+
+class Supervisor:
+    def __init__(self, command: list[str], env: dict[str, str]) -> None:
+        self.command = command
+        self.env = env
+        self.child: subprocess.Popen[bytes] | None = None
+        self.restart_requested = False
+        self.stop_requested = False
+
+    def start(self) -> None:
+        self.child = subprocess.Popen(self.command, env=self.env)
+        logger.info("litellm started", extra={"pid": self.child.pid})
+
+    def stop_child(self) -> int:
+        assert self.child is not None
+        self.child.terminate()
+        try:
+            return self.child.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.child.kill()
+            return self.child.wait()
+
+    def on_hup(self, signum: int, frame: FrameType | None) -> None:
+        self.restart_requested = True
+
+    def on_stop(self, signum: int, frame: FrameType | None) -> None:
+        self.stop_requested = True
+
+    def run(self) -> int:
+        signal.signal(signal.SIGHUP, self.on_hup)
+        signal.signal(signal.SIGINT, self.on_stop)
+        signal.signal(signal.SIGTERM, self.on_stop)
+        self.start()
+        assert self.child is not None
+        while True:
+            if self.stop_requested:
+                self.stop_child()
+                return 0
+            if self.restart_requested:
+                self.restart_requested = False
+                self.stop_child()
+                self.start()
+            code = self.child.poll()
+            if code is not None:
+                logger.error("litellm exited", extra={"code": code})
+                return code or 1
+            time.sleep(0.2)
+
+
+def litellm_binary(explicit: str | None) -> str:
+    found = explicit or os.environ.get("LITELLM_BIN") or shutil.which("litellm")
+    if not found or not Path(found).exists():
+        raise SystemExit("LiteLLM is not installed: `make sync` installs it into .tools/litellm")
+    return found
+
+
+def files_defaults(environ: Mapping[str, str]) -> dict[str, str]:
+    """LiteLLM 1.108.7 uses ``files_settings`` for uploads only; list, retrieve, content and
+    delete go to its default OpenAI credentials. Pointing those at the Files service routes the
+    whole Files API there (measured). Model entries must therefore name their own api_base."""
+    if not environ.get("FILES_API_BASE"):
+        return {}
+    return {
+        "OPENAI_BASE_URL": environ["FILES_API_BASE"],
+        "OPENAI_API_KEY": environ.get("FILES_API_KEY", ""),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--config", type=Path, required=True)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument(
+        "--port", type=int, default=int(os.environ.get("OPENAI_GATEWAY_PORT", "3000"))
+    )
+    parser.add_argument("--pid-file", type=Path, help="where a catalog sync finds this supervisor")
+    parser.add_argument("--litellm", help="the litellm executable (default: LITELLM_BIN or PATH)")
+    args = parser.parse_args(argv)
+    configure_logging(os.environ.get("LGOS_LOG_LEVEL", "info"))
+    if not os.environ.get("OPENAI_GATEWAY_API_KEY"):
+        raise SystemExit("OPENAI_GATEWAY_API_KEY must be set: it is the gateway's master key")
+    command = [
+        litellm_binary(args.litellm),
+        "--config",
+        str(args.config),
+        "--host",
+        args.host,
+        "--port",
+        str(args.port),
+    ]
+    path = os.pathsep.join(p for p in (str(HOOKS_DIR), os.environ.get("PYTHONPATH")) if p)
+    # The cost map ships with LiteLLM; without this it retries a download at every start.
+    env = {**os.environ, "PYTHONPATH": path, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    env.update(files_defaults(os.environ))
+    if args.pid_file is not None:
+        args.pid_file.parent.mkdir(parents=True, exist_ok=True)
+        args.pid_file.write_text(str(os.getpid()))
+    sys.exit(Supervisor(command, env).run())
+
+
+if __name__ == "__main__":
+    main()
