@@ -321,7 +321,9 @@ def components() -> list[Component]:
                 "OPENAI_GATEWAY_API_KEY": gateway_key(),
                 "MCP_DEMO_DB_URL": f"http://127.0.0.1:{mcp_port}/mcp",
                 "FILES_API_BASE": f"http://127.0.0.1:{files_port}/v1",
-                "FILES_API_KEY": os.environ.get("FILES_API_KEY", ""),
+                # The gateway holds a Files service key; clients hold only the gateway's.
+                "FILES_API_KEY": os.environ.get("FILES_API_KEY")
+                or os.environ.get("FILES_API_KEYS", FILES_DEV_KEY).split(",")[0],
             },
             health_path="/health/liveliness",
         ),

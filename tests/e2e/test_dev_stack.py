@@ -134,6 +134,26 @@ def test_files_service_with_semantic_search(stack: dict[str, str]) -> None:
     assert len([p for p in files_dir.rglob("file-*") if p.is_file()]) == 2
 
 
+def test_files_upload_through_the_stack_gateway(stack: dict[str, str]) -> None:
+    """Clients hold the gateway key only; the gateway stores the file in the Files service."""
+    from openai import OpenAI
+
+    gateway = OpenAI(
+        base_url=f"http://127.0.0.1:{stack['OPENAI_GATEWAY_PORT']}/v1",
+        api_key="sk-lgos-local-dev",
+        max_retries=0,
+    )
+    uploaded = gateway.files.create(file=("brief.md", b"Ship on Friday."), purpose="assistants")
+    assert uploaded.id in [f.id for f in gateway.files.list()]
+    direct = OpenAI(
+        base_url=f"http://127.0.0.1:{stack['FILES_PORT']}/v1",
+        api_key="sk-files-local-only",
+        max_retries=0,
+    )
+    assert direct.files.content(uploaded.id).read() == b"Ship on Friday."
+    assert gateway.files.delete(uploaded.id).deleted
+
+
 def test_gateway_example_through_the_stack_gateway(stack: dict[str, str]) -> None:
     """The gateway on its port, synced from the stack's LGOS, keyed by the local default key."""
     result = subprocess.run(

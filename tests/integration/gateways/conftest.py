@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from openai import AsyncOpenAI
 
+from tests.support.files import API_KEY as FILES_KEY
+from tests.support.files import FilesProcess
 from tests.support.gateways import GATEWAY_KEY, run_litellm_sync, serve_dbhub, serve_litellm
 from tests.support.servers import Server, free_port, serve
 
@@ -30,16 +32,18 @@ def dbhub(gateway_state: Path) -> Iterator[Server]:
 
 
 @pytest.fixture(scope="session")
-def litellm_gateway(lgos_server: Server, dbhub: Server, gateway_state: Path) -> Iterator[Server]:
+def litellm_gateway(
+    lgos_server: Server, dbhub: Server, files_process: FilesProcess, gateway_state: Path
+) -> Iterator[Server]:
     """Synced from the running LGOS, then started (the order `make dev` uses)."""
     config = gateway_state / "litellm.yaml"
     synced = run_litellm_sync("--lgos-url", lgos_server.url, "--config", str(config))
     assert synced.returncode == 0, synced.stderr
     env = {
         "MCP_DEMO_DB_URL": f"{dbhub.url}/mcp",
-        # No Files service on this branch: an address nothing listens on (issue #6 adds it).
-        "FILES_API_BASE": "http://127.0.0.1:9/v1",
-        "FILES_API_KEY": "unused",
+        # The real Files service process behind the gateway's Files API.
+        "FILES_API_BASE": f"{files_process.server.url}/v1",
+        "FILES_API_KEY": FILES_KEY,
     }
     with serve_litellm(config, gateway_state, env) as server:
         yield server

@@ -12,6 +12,8 @@ from tests.support.gateways import GATEWAY_KEY, run_litellm_sync, serve_litellm
 from tests.support.servers import ROOT, Server, free_port
 
 AUTH = {"Authorization": f"Bearer {GATEWAY_KEY}"}
+# gateways/litellm/config.yaml's own operator entry: the Files service's credentials.
+FILES_ENTRY = "lgos-files-service"
 OPERATOR_ENTRY = {
     "model_name": "operator/echo",
     "litellm_params": {
@@ -43,7 +45,8 @@ def test_model_info_carries_the_complete_lgos_extension(
 ) -> None:
     expected = lgos_catalog(lgos_server.url)
     served = model_info(litellm_gateway.url)
-    assert set(served) == set(expected)
+    assert set(served) == {*expected, FILES_ENTRY}
+    assert "lgos" not in served[FILES_ENTRY]  # not a graph: UIs list only lgos entries
     for name, lgos in expected.items():
         assert served[name]["lgos"] == lgos, name
     simple = served["lgos/simple-graph"]["lgos"]
@@ -58,7 +61,7 @@ def test_model_info_carries_the_complete_lgos_extension(
     assert "interrupts" in served["lgos/interruptible-approval"]["lgos"]["features"]
     # /v1/models keeps routing names only (LiteLLM drops model_info there).
     listed = httpx.get(f"{litellm_gateway.url}/v1/models", headers=AUTH).json()["data"]
-    assert {m["id"] for m in listed} == set(expected)
+    assert {m["id"] for m in listed} == {*expected, FILES_ENTRY}
 
 
 def test_sync_follows_a_graph_change_and_keeps_operator_entries(
