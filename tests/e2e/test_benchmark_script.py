@@ -12,16 +12,20 @@ import sys
 from tests.support.servers import ROOT
 
 
-def test_benchmark_prints_its_table() -> None:
+def run_benchmark(script: str, *args: str) -> str:
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "bench_serving.py"), "--seconds", "0.3"],
+        [sys.executable, str(ROOT / "scripts" / script), *args],
         capture_output=True,
         text=True,
         timeout=300,
         cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr
-    out = result.stdout
+    return result.stdout
+
+
+def test_benchmark_prints_its_table() -> None:
+    out = run_benchmark("bench_serving.py", "--seconds", "0.3")
     for workload in ("| short | 1 |", "| short | 64 |", "| stream | 1 |", "| stream | 64 |"):
         assert workload in out
     for target in (
@@ -34,22 +38,7 @@ def test_benchmark_prints_its_table() -> None:
 
 
 def test_queue_benchmark_prints_latency_and_throughput() -> None:
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "bench_queue.py"),
-            "--jobs",
-            "20",
-            "--sequential",
-            "5",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-    )
-    assert result.returncode == 0, result.stderr
-    out = result.stdout
+    out = run_benchmark("bench_queue.py", "--jobs", "20", "--sequential", "5")
     assert "| 1 |" in out
     assert "| 2 |" in out
     assert "queue latency (create → in_progress) p50 idle:" in out
