@@ -191,7 +191,13 @@ def test_compose_jobs_run_commands_the_gateways_package_installs() -> None:
         command = services[name]["command"]
         assert command[0] in scripts["scripts"], name
         assert (BIN / command[0]).exists()
-    for hook in ("lgos_key_auth.py", "lgos_stream_fidelity.py"):
+    # Every hook module the LiteLLM config names is mounted into the container.
+    config = yaml.safe_load((ROOT / "gateways" / "litellm" / "config.yaml").read_text())
+    callbacks = config["litellm_settings"]["callbacks"]
+    named = [config["general_settings"]["custom_auth"], *callbacks]
+    hooks = {f"{name.split('.')[0]}.py" for name in named}
+    assert hooks >= {"lgos_key_auth.py", "lgos_stream_fidelity.py", "lgos_idempotency.py"}
+    for hook in hooks:
         mounts = " ".join(services["litellm"]["volumes"])
         assert (
             f"./gateways/litellm/{hook}" in mounts
