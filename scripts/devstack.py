@@ -190,8 +190,13 @@ def sync_gateway_catalog() -> None:
     if not LITELLM_BIN.exists():
         raise SystemExit("LiteLLM is not installed: run `make dev` (it installs .tools/litellm)")
     lgos = f"http://127.0.0.1:{os.environ.get('LGOS_PORT', '3004')}"
-    config = str(STATE / "litellm.yaml")
-    run_job("gateway-sync", "lgos_gateways.litellm_sync", "--lgos-url", lgos, "--config", config)
+    config = STATE / "litellm.yaml"
+    # Each start serves gateways/litellm/config.yaml as it is now (the sync seeds a new served
+    # config from it), so edits and updates to the operator file are never shadowed by .dev/.
+    config.unlink(missing_ok=True)
+    run_job(
+        "gateway-sync", "lgos_gateways.litellm_sync", "--lgos-url", lgos, "--config", str(config)
+    )
 
 
 def components() -> list[Component]:
