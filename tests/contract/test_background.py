@@ -46,6 +46,8 @@ async def test_create_poll_completed(client: AsyncOpenAI) -> None:
     assert done.id == queued.id
     assert done.output_text == SCRIPTED_TEXT
     assert done.background is True
+    assert done.usage is not None  # usage reaches snapshots as in foreground Responses
+    assert (done.usage.input_tokens, done.usage.output_tokens) == (3, 5)
     again = await client.responses.retrieve(queued.id)
     assert again.model_dump() == done.model_dump()  # terminal snapshots never change
 

@@ -178,7 +178,7 @@ def _marker(name: str) -> None:
 
 def slow_graph() -> Any:
     """Silent for ``seconds``, then answers; leaves markers so tests can see cancellation."""
-    model = ScriptedChatModel.saying(SCRIPTED_TEXT)
+    model = ScriptedChatModel.saying(SCRIPTED_TEXT, usage=ANSWER_USAGE)
 
     async def node(state: MessagesState, runtime: Runtime[SlowSettings]) -> dict[str, Any]:
         key = str(state["messages"][-1].content)
