@@ -172,18 +172,22 @@ class BackgroundRecords:
     async def retrieve(self, response_id: str, scope: str, stale_after: float) -> Snapshot | None:
         async with self.pool.connection() as conn:
             # A poll must not show a dead worker's run as running forever, even when no worker
-            # is left to sweep it.
-            await conn.execute(
+            # is left to sweep it. One round trip: the CTE's UPDATE returns the failed row when
+            # the run was stale, the plain SELECT (which sees the row as it was) otherwise.
+            cursor = await conn.execute(
                 f"""
-                UPDATE lgos_background_responses SET {_FAIL}
-                WHERE id = %(id)s AND scope = %(scope)s AND status = 'in_progress'
-                    AND heartbeat_at < now() - make_interval(secs => %(stale)s)
+                WITH failed AS (
+                    UPDATE lgos_background_responses SET {_FAIL}
+                    WHERE id = %(id)s AND scope = %(scope)s AND status = 'in_progress'
+                        AND heartbeat_at < now() - make_interval(secs => %(stale)s)
+                    RETURNING snapshot
+                )
+                SELECT snapshot FROM failed
+                UNION ALL
+                SELECT snapshot FROM lgos_background_responses
+                WHERE id = %(id)s AND scope = %(scope)s AND NOT EXISTS (SELECT FROM failed)
                 """,
                 _fail_params(WORKER_LOST_MESSAGE, id=response_id, scope=scope, stale=stale_after),
-            )
-            cursor = await conn.execute(
-                "SELECT snapshot FROM lgos_background_responses WHERE id = %s AND scope = %s",
-                (response_id, scope),
             )
             row = await cursor.fetchone()
         return None if row is None else row["snapshot"]
