@@ -11,6 +11,7 @@ import pytest
 from fastapi import FastAPI
 from openai import AsyncOpenAI
 
+from tests.support.clients import sdk_client
 from tests.support.servers import Server, free_port, serve, serve_searxng
 
 # The Files service's fixtures (databases, moto_server, MiniLM) live beside its other helpers.
@@ -76,16 +77,6 @@ def lgos_server(
         ["lgos", "serve", "tests.support.graphs:create_registry"], port=port, env=env, log=log
     ) as server:
         yield server
-
-
-def sdk_client(base_url: str, http_client: httpx.AsyncClient | None = None) -> AsyncOpenAI:
-    return AsyncOpenAI(
-        base_url=base_url,
-        api_key="not-checked",
-        http_client=http_client,
-        max_retries=0,
-        _strict_response_validation=True,
-    )
 
 
 @pytest.fixture(params=["asgi", "socket"])

@@ -198,7 +198,7 @@ async def test_in_progress_snapshots_show_the_partial_answer(client: AsyncOpenAI
 async def test_other_scopes_see_nothing(tmp_path: Any, offline_model: Any) -> None:
     from lgos import LGOSSettings, create_app
 
-    from tests.conftest import sdk_client
+    from tests.support.clients import sdk_client
     from tests.support.graphs import create_registry
 
     def tenant(request: Request) -> str:

@@ -19,7 +19,7 @@ from lgos.interrupts.sweep import delete_expired_interrupt_runs
 from openai import AsyncOpenAI
 from starlette.requests import Request
 
-from tests.conftest import sdk_client
+from tests.support.clients import sdk_client
 
 pytestmark = pytest.mark.asyncio
 MODEL = "interruptible-approval"

@@ -8,7 +8,7 @@ import pytest
 from offline_model.answer import LABEL
 from openai import AsyncOpenAI
 
-from tests.conftest import sdk_client
+from tests.support.clients import sdk_client
 from tests.support.servers import Server
 
 pytestmark = pytest.mark.asyncio

@@ -26,7 +26,6 @@ from lgos.background.worker import SHUTDOWN_MESSAGE
 from openai import AsyncOpenAI
 from psycopg.rows import dict_row
 
-from tests.conftest import sdk_client
 from tests.contract.test_background import (  # the same contract, on this engine
     poll,
     slow,
@@ -41,6 +40,7 @@ from tests.contract.test_background import (  # the same contract, on this engin
     test_in_progress_snapshots_show_the_partial_answer,
     test_not_found_cases,
 )
+from tests.support.clients import sdk_client
 from tests.support.servers import Server, free_port, serve
 from tests.support.shared_state import REDIS_URL, shared_env
 

@@ -26,7 +26,7 @@ from lgos.interrupts.redis_coordinator import RedisCoordinator
 from lgos.interrupts.sweep import delete_expired_interrupt_runs
 from openai import AsyncOpenAI
 
-from tests.conftest import sdk_client
+from tests.support.clients import sdk_client
 from tests.support.servers import Server, free_port, serve
 from tests.support.shared_state import REDIS_URL, shared_env
 

@@ -25,6 +25,7 @@ import pytest
 from fastapi import FastAPI
 from openai import AsyncOpenAI
 
+from tests.support.clients import sdk_client
 from tests.support.servers import ROOT, Server, free_port, serve
 
 API_KEY = "sk-files-test"
@@ -39,15 +40,10 @@ MINILM_PYTHON = ROOT / ".tools" / "embeddings" / "bin" / "python"
 MINILM_SERVER = ROOT / "services" / "files" / "embeddings" / "minilm_server.py"
 
 
-def files_client(base_url: str, http: httpx.AsyncClient | None = None, **kw: Any) -> AsyncOpenAI:
-    return AsyncOpenAI(
-        base_url=base_url,
-        api_key=kw.pop("api_key", API_KEY),
-        http_client=http,
-        max_retries=0,
-        _strict_response_validation=True,
-        **kw,
-    )
+def files_client(
+    base_url: str, http: httpx.AsyncClient | None = None, *, api_key: str = API_KEY
+) -> AsyncOpenAI:
+    return sdk_client(base_url, http, api_key=api_key)
 
 
 @contextmanager

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from openai import AsyncOpenAI
 
+from tests.support.clients import sdk_client
 from tests.support.files import API_KEY as FILES_KEY
 from tests.support.files import FilesProcess
 from tests.support.gateways import GATEWAY_KEY, run_litellm_sync, serve_dbhub, serve_litellm
@@ -15,9 +16,7 @@ from tests.support.servers import Server, free_port, serve
 
 
 def gateway_sdk(base_url: str, api_key: str = GATEWAY_KEY) -> AsyncOpenAI:
-    return AsyncOpenAI(
-        base_url=base_url, api_key=api_key, max_retries=0, _strict_response_validation=True
-    )
+    return sdk_client(base_url, api_key=api_key)
 
 
 @pytest.fixture(scope="session")

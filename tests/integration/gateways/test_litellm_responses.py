@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from openai import AsyncOpenAI
 
-from tests.conftest import sdk_client
 from tests.contract.test_client_functions import CALCULATE_SUM
+from tests.support.clients import sdk_client
 from tests.support.servers import Server
 
 pytestmark = pytest.mark.asyncio
