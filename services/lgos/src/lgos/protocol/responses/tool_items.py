@@ -14,7 +14,7 @@ import orjson
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from lgos.errors import InvalidRequestError
-from lgos.protocol.pairing import CallLedger
+from lgos.protocol.pairing import CallKind, CallLedger
 from lgos.protocol.validation import reject_unknown, require_string
 
 _SDK_NULL_FIELDS = ("caller", "namespace", "async", "created_by")
@@ -46,16 +46,37 @@ def _open_assistant(messages: list[BaseMessage]) -> AIMessage:
     return message
 
 
+def _attach(item: dict[str, Any], messages: list[BaseMessage]) -> AIMessage:
+    """Keep the replayed item itself in the assistant message it followed."""
+    message = _open_assistant(messages)
+    message.content.append({k: v for k, v in item.items() if v is not None})  # type: ignore[union-attr]
+    return message
+
+
+def _call(
+    item: dict[str, Any],
+    param: str,
+    value_field: str,
+    kind: CallKind,
+    messages: list[BaseMessage],
+    ledger: CallLedger,
+) -> tuple[str, str, str, AIMessage]:
+    """Validate a replayed call, record it for pairing, attach it: ``(call_id, name, value,
+    message)``, where ``value`` is its ``arguments`` or ``input``."""
+    _check(item, {"type", "call_id", "name", value_field, "id", "status"}, param)
+    call_id = require_string(item, "call_id", param)
+    name = require_string(item, "name", param)
+    value = require_string(item, value_field, param)
+    ledger.call(call_id, kind, f"{param}.call_id")
+    return call_id, name, value, _attach(item, messages)
+
+
 def _function_call(
     item: dict[str, Any], param: str, messages: list[BaseMessage], ledger: CallLedger
 ) -> None:
-    _check(item, {"type", "call_id", "name", "arguments", "id", "status"}, param)
-    call_id = require_string(item, "call_id", param)
-    name = require_string(item, "name", param)
-    arguments = require_string(item, "arguments", param)
-    ledger.call(call_id, "function", f"{param}.call_id")
-    message = _open_assistant(messages)
-    message.content.append({k: v for k, v in item.items() if v is not None})  # type: ignore[union-attr]
+    call_id, name, arguments, message = _call(
+        item, param, "arguments", "function", messages, ledger
+    )
     try:
         args = orjson.loads(arguments)
     except orjson.JSONDecodeError:
@@ -81,13 +102,7 @@ def _function_call(
 def _custom_call(
     item: dict[str, Any], param: str, messages: list[BaseMessage], ledger: CallLedger
 ) -> None:
-    _check(item, {"type", "call_id", "name", "input", "id", "status"}, param)
-    call_id = require_string(item, "call_id", param)
-    name = require_string(item, "name", param)
-    tool_input = require_string(item, "input", param)
-    ledger.call(call_id, "custom", f"{param}.call_id")
-    message = _open_assistant(messages)
-    message.content.append({k: v for k, v in item.items() if v is not None})  # type: ignore[union-attr]
+    call_id, name, tool_input, message = _call(item, param, "input", "custom", messages, ledger)
     # LangChain's custom tools take their free-form input as the single ``__arg1`` argument.
     message.tool_calls.append(
         {"id": call_id, "name": name, "args": {"__arg1": tool_input}, "type": "tool_call"}
@@ -102,8 +117,7 @@ def _web_search_call(
     action = item.get("action")
     if action is not None and not isinstance(action, dict):
         raise InvalidRequestError(f"Invalid '{param}.action'.", param=f"{param}.action")
-    message = _open_assistant(messages)
-    message.content.append({k: v for k, v in item.items() if v is not None})  # type: ignore[union-attr]
+    _attach(item, messages)
 
 
 def _output(kind: str) -> Callable[[dict[str, Any], str, list[BaseMessage], CallLedger], None]:
