@@ -14,7 +14,10 @@ binary at run time). This server records the documented contract so the sync can
 - Inference routes need the virtual key (``client.enforce_auth_on_inference``); management routes
   need admin auth (``governance.auth_config``; Basic accepted): docs.getbifrost.ai
   deployment-guides/config-json/governance and changelogs/v1.5.13.
-- ``PUT|DELETE /api/models/additional-attributes``: UNCONFIRMED route (see bifrost_sync.py).
+- ``PUT /api/models/catalog``: Bifrost's catalog upsert (handlers/providers.go, PR
+  maximhq/bifrost#3829): a JSON array of ``{provider, model, additional_attributes}``, 204; the
+  whole batch is refused when any entry lacks a pricing row (the handler answers 500); an empty
+  map clears the attributes. Values must be strings (map[string]string).
 """
 
 from __future__ import annotations
@@ -27,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, HTTPException, Request, Response
 
-ATTRIBUTES_ROUTE = "/api/models/additional-attributes"
+ATTRIBUTES_ROUTE = "/api/models/catalog"
 
 
 def create_app(pricing_file: Path, admin: tuple[str, str], virtual_key: str) -> FastAPI:
@@ -54,29 +57,33 @@ def create_app(pricing_file: Path, admin: tuple[str, str], virtual_key: str) -> 
     @app.post("/api/pricing/force-sync")
     async def force_sync(request: Request) -> dict[str, str]:
         require_admin(request)
-        rows.clear()
+        # Whether a sync deletes rows the datasheet no longer lists is not documented; the fake
+        # keeps them (the harder case for the sync: a vanished graph stays listed, so its
+        # attributes must be cleared).
         rows.update(json.loads(pricing_file.read_text()))
         return {"status": "success", "message": "pricing sync triggered"}
 
-    @app.put(ATTRIBUTES_ROUTE)
-    async def put_attributes(request: Request) -> dict[str, Any]:
+    @app.put(ATTRIBUTES_ROUTE, status_code=204)
+    async def upsert_catalog(request: Request) -> Response:
         require_admin(request)
-        body = await request.json()
-        model_id = f"{body['provider']}/{body['model']}"
-        values = body["additional_attributes"]
-        if not all(isinstance(v, str) for v in values.values()):
-            raise HTTPException(400, "additional_attributes values must be strings")
-        if model_id not in rows:
-            raise HTTPException(404, f"no pricing row for {model_id}")
-        attributes[model_id] = dict(values)
-        return {"status": "success"}
-
-    @app.delete(ATTRIBUTES_ROUTE)
-    async def delete_attributes(request: Request, provider: str, model: str) -> dict[str, str]:
-        require_admin(request)
-        if attributes.pop(f"{provider}/{model}", None) is None:
-            raise HTTPException(404, "no attributes")
-        return {"status": "success"}
+        entries = await request.json()
+        if not isinstance(entries, list):
+            raise HTTPException(400, "invalid request format")
+        updates: dict[str, dict[str, str]] = {}
+        for entry in entries:
+            model, provider = entry.get("model", "").strip(), entry.get("provider", "").strip()
+            if not model or not provider:
+                raise HTTPException(400, "model and provider are required for every catalog entry")
+            values = entry.get("additional_attributes") or {}
+            if not all(isinstance(v, str) for v in values.values()):
+                raise HTTPException(400, "additional_attributes values must be strings")
+            updates[f"{provider}/{model}"] = dict(values)
+        missing = sorted(set(updates) - set(rows))
+        if missing:
+            raise HTTPException(500, f"failed to upsert catalog entries: no pricing row {missing}")
+        for model_id, values in updates.items():
+            attributes[model_id] = values
+        return Response(status_code=204)
 
     def listed(provider: str | None, with_attributes: bool) -> dict[str, Any]:
         data = []

@@ -37,10 +37,12 @@ logger = logging.getLogger("lgos_gateways.bifrost_sync")
 
 CONFIG = Path(__file__).resolve().parents[2] / "bifrost" / "config.json"
 FORCE_SYNC_ROUTE = "/api/pricing/force-sync"
-# UNCONFIRMED: the route that writes a catalog entry's additional_attributes was not found in the
-# Bifrost docs and source searchable here (FINDINGS asks to look it up before relying on it).
-# It is this one constant (and --attributes-route); the verify step fails loudly if it is wrong.
-ATTRIBUTES_ROUTE = "/api/models/additional-attributes"
+# Bifrost's catalog upsert (transports/bifrost-http/handlers/providers.go, PR maximhq/bifrost#3829):
+# PUT a JSON array of {provider, model, additional_attributes}; 204 on success; the batch is
+# all-or-nothing and every entry needs an existing pricing row; an empty map clears the column.
+# The first release that ships it was not identified, and no Bifrost ran here: the verify step
+# fails loudly if the route is wrong (override with --attributes-route).
+ATTRIBUTES_ROUTE = "/api/models/catalog"
 
 
 def write_pricing(path: Path, graphs: list[Graph]) -> None:
@@ -58,34 +60,45 @@ def listed_attributes(gateway: httpx.Client) -> dict[str, dict[str, str]]:
     return {m["id"]: m.get("additional_attributes") or {} for m in response.json()["data"]}
 
 
+def catalog_entries(attributes: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
+    """The upsert body: gateway model name (``lgos/<graph>``) -> its additional_attributes."""
+    return [
+        {
+            "provider": PROVIDER,
+            "model": name.removeprefix(f"{PROVIDER}/"),
+            "additional_attributes": values,
+        }
+        for name, values in sorted(attributes.items())
+    ]
+
+
 def publish(admin: httpx.Client, gateway: httpx.Client, graphs: list[Graph], route: str) -> None:
     wanted = {graph.gateway_name for graph in graphs}
-    for stale in sorted(set(listed_attributes(gateway)) - wanted):
-        model = stale.removeprefix(f"{PROVIDER}/")
-        admin.request(
-            "DELETE", route, params={"provider": PROVIDER, "model": model}
-        ).raise_for_status()
-        logger.info("attributes removed", extra={"model": stale})
+    # Vanished graphs are cleared while their pricing rows still exist (the upsert needs them).
+    stale = sorted(set(listed_attributes(gateway)) - wanted)
+    if stale:
+        admin.put(route, json=catalog_entries({name: {} for name in stale})).raise_for_status()
+        logger.info("attributes removed", extra={"models": stale})
     admin.post(FORCE_SYNC_ROUTE).raise_for_status()
-    for graph in graphs:
-        body = {
-            "provider": PROVIDER,
-            "model": graph.id,
-            "additional_attributes": {ATTRIBUTE: lgos_attribute(graph)},
-        }
-        admin.put(route, json=body).raise_for_status()
+    current = {graph.gateway_name: {ATTRIBUTE: lgos_attribute(graph)} for graph in graphs}
+    admin.put(route, json=catalog_entries(current)).raise_for_status()
     logger.info("attributes published", extra={"models": len(graphs)})
 
 
 def verify(gateway: httpx.Client, graphs: list[Graph], timeout: float) -> None:
+    """Every graph carries its exact ``lgos`` string and no other model carries one.
+
+    A vanished graph's pricing row may stay listed (Bifrost does not document whether a sync
+    deletes rows), but without the attribute clients do not take it for a graph.
+    """
     expected = {graph.gateway_name: graph.lgos for graph in graphs}
     deadline = time.monotonic() + timeout
     while True:
-        listed = listed_attributes(gateway)
         served: dict[str, Any] = {}
-        for model_id, attributes in listed.items():
+        for model_id, attributes in listed_attributes(gateway).items():
             raw = attributes.get(ATTRIBUTE)
-            served[model_id] = json.loads(raw) if isinstance(raw, str) else None
+            if isinstance(raw, str):
+                served[model_id] = json.loads(raw)
         if served == expected:
             return
         if time.monotonic() > deadline:
