@@ -78,6 +78,7 @@ async def test_expires_after(files: AsyncOpenAI) -> None:
     for bad, param in (
         ({"anchor": "created_at", "seconds": 10}, "expires_after.seconds"),
         ({"anchor": "last_active_at", "seconds": 3600}, "expires_after.anchor"),
+        ({"anchor": "created_at", "seconds": "³"}, "expires_after.seconds"),
     ):
         with pytest.raises(openai.BadRequestError) as error:
             await files.files.create(

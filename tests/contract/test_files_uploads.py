@@ -7,6 +7,7 @@ import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import httpx
 import openai
 import psycopg
 import pytest
@@ -218,6 +219,28 @@ async def test_expired_files_disappear_and_are_swept(
     assert row_count(files_db) == 0 and stored_objects(files_storage) == []
 
 
+async def test_one_undeletable_expired_file_does_not_stall_the_sweep(
+    files_app: FastAPI, files_db: str, files_storage: Path
+) -> None:
+    async with files_sdk(files_app) as sdk:
+        stuck = await sdk.files.create(file=("a.txt", b"a"), purpose="user_data")
+        other = await sdk.files.create(file=("b.txt", b"b"), purpose="user_data")
+        with psycopg.connect(files_db, autocommit=True) as conn:
+            conn.execute("UPDATE files SET expires_at = 1 WHERE id = %s", (stuck.id,))
+            conn.execute("UPDATE files SET expires_at = 2 WHERE id = %s", (other.id,))
+        storage = files_app.state.files.storage
+        real_delete = storage.delete
+
+        async def delete_all_but_stuck(key: str) -> None:
+            if key == stuck.id:
+                raise OSError("read-only file system")
+            await real_delete(key)
+
+        storage.delete = delete_all_but_stuck
+        assert await files_app.state.files.sweep_expired() == 1
+    assert row_count(files_db) == 1 and len(stored_objects(files_storage)) == 1
+
+
 async def test_over_the_limit_over_a_real_socket(files_process: FilesProcess) -> None:
     """The SDK reads the 413 envelope, also when the server refuses before reading the body."""
     limit = 8 * 1024 * 1024  # FILES_MAX_UPLOAD_BYTES of the files_process fixture
@@ -227,3 +250,31 @@ async def test_over_the_limit_over_a_real_socket(files_process: FilesProcess) ->
                 await sdk.files.create(file=("big.bin", b"x" * size), purpose="assistants")
             assert error.value.status_code == 413
             assert error.value.code == "file_too_large"
+
+
+async def test_other_routes_refuse_large_and_malformed_bodies(files_process: FilesProcess) -> None:
+    """Only uploads may be large; a JSON body over 1 MiB is refused before it is read."""
+    headers = {"Authorization": f"Bearer {API_KEY}", "Content-Type": "application/json"}
+    url = f"{files_process.server.url}/v1/vector_stores"
+    async with httpx.AsyncClient(headers=headers) as http:
+        big = await http.post(url, content=b'{"name": "' + b"x" * (2 * 1024 * 1024) + b'"}')
+        assert big.status_code == 413
+        assert big.json()["error"]["code"] == "request_too_large"
+
+        async def chunked() -> AsyncIterator[bytes]:  # no Content-Length: counted as it arrives
+            yield b'{"name": "'
+            for _ in range(40):
+                yield b"x" * 65536
+            yield b'"}'
+
+        streamed = await http.post(url, content=chunked())
+        assert streamed.status_code == 413
+        assert streamed.json()["error"]["code"] == "request_too_large"
+        broken = await http.post(url, content=b'{"name": ')
+        assert broken.status_code == 400
+        assert broken.json()["error"] == {
+            "message": "The request body is not valid JSON.",
+            "type": "invalid_request_error",
+            "param": None,
+            "code": None,
+        }

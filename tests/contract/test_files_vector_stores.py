@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import openai
+import psycopg
 import pytest
 from fastapi import FastAPI
 from files_service import create_app
@@ -130,6 +131,13 @@ async def test_many_files_paginate_within_a_store(asgi_files: AsyncOpenAI) -> No
     assert listed == ids
     page = await asgi_files.vector_stores.files.list(store.id, after=ids[1], order="asc")
     assert [f.id for f in page.data] == ids[2:]
+    # `before` is the previous page: the rows right before the cursor, still in `order`.
+    back = await asgi_files.vector_stores.files.list(store.id, before=ids[3], limit=2, order="asc")
+    assert [f.id for f in back.data] == ids[1:3] and back.has_more
+    back = await asgi_files.vector_stores.files.list(store.id, before=ids[1], limit=2, order="desc")
+    assert [f.id for f in back.data] == [ids[3], ids[2]] and back.has_more
+    stores = await asgi_files.vector_stores.list(before=store.id, limit=1)
+    assert stores.data == [] and not stores.has_more
 
 
 async def test_binary_files_fail_indexing_clearly(files: AsyncOpenAI) -> None:
@@ -203,6 +211,37 @@ async def test_errors_are_openai_envelopes(files: AsyncOpenAI) -> None:
             store.id, query="x", filters={"type": "eq", "key": "a", "value": "b"}
         )
     assert error.value.code == "unsupported_parameter"
+    with pytest.raises(openai.BadRequestError) as error:
+        await files.vector_stores.search(store.id, query="word " * 1000)
+    assert error.value.param == "query"
+
+
+async def test_an_expired_store_is_readable_but_not_usable(
+    files_app: FastAPI, files_db: str
+) -> None:
+    async with files_sdk(files_app) as sdk:
+        store = await sdk.vector_stores.create(
+            name="old", expires_after={"anchor": "last_active_at", "days": 1}
+        )
+        await upload_and_attach(sdk, store.id, "a.md", NOTES["gardening.md"])
+        with psycopg.connect(files_db, autocommit=True) as conn:
+            conn.execute(
+                "UPDATE vector_stores SET last_active_at = last_active_at - 2 * 86400 "
+                "WHERE id = %s",
+                (store.id,),
+            )
+        assert (await sdk.vector_stores.retrieve(store.id)).status == "expired"
+        uploaded = await sdk.files.create(file=("b.md", b"more"), purpose="assistants")
+        for attempt in (
+            sdk.vector_stores.search(store.id, query="tomatoes"),
+            sdk.vector_stores.files.create(vector_store_id=store.id, file_id=uploaded.id),
+        ):
+            with pytest.raises(openai.BadRequestError) as error:
+                await attempt
+            assert error.value.code == "vector_store_expired"
+        # Refused use does not renew the store.
+        assert (await sdk.vector_stores.retrieve(store.id)).status == "expired"
+        assert (await sdk.vector_stores.delete(store.id)).deleted
 
 
 async def test_indexing_is_bounded_in_time(files_db: str, files_storage: Path) -> None:

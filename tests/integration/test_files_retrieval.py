@@ -117,3 +117,17 @@ async def test_embeddings_outage_is_reported_not_hidden(vector_db: str, tmp_stor
             "param": None,
             "code": "upstream_error",
         }
+
+
+async def test_files_indexed_before_embeddings_stay_findable(
+    vector_db: str, minilm: Server, tmp_storage: str
+) -> None:
+    """Turning embeddings on later: older chunks have none, and full text still finds them."""
+    plain = create_app(settings(postgres_uri=vector_db, storage_dir=tmp_storage))
+    async with files_sdk(plain) as sdk:
+        store_id, _ = await seed(sdk)
+    semantic_app = create_app(
+        settings(postgres_uri=vector_db, storage_dir=tmp_storage, embeddings_url=f"{minilm.url}/v1")
+    )
+    async with files_sdk(semantic_app) as sdk:
+        assert await misses(sdk, store_id, QUERIES) == []

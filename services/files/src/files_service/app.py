@@ -12,7 +12,7 @@ from files_service.errors import install_error_handlers
 from files_service.routes import files, vector_stores
 from files_service.settings import FilesSettings
 from files_service.state import FilesState
-from files_service.uploads import UploadLimit
+from files_service.uploads import BodyLimit
 
 
 def create_app(settings: FilesSettings | None = None, state: FilesState | None = None) -> FastAPI:
@@ -31,7 +31,7 @@ def create_app(settings: FilesSettings | None = None, state: FilesState | None =
     app.state.files = state
     app.include_router(files.router)
     app.include_router(vector_stores.router)
-    app.add_middleware(UploadLimit, max_bytes=settings.max_upload_bytes)
+    app.add_middleware(BodyLimit, max_upload_bytes=settings.max_upload_bytes)
 
     @app.get("/health", tags=["health"])
     async def health() -> dict[str, Any]:

@@ -55,6 +55,13 @@ class TooLargeError(FilesError):
         )
 
 
+class BodyTooLargeError(FilesError):
+    status_code = 413
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"The request body exceeds {limit} bytes.", code="request_too_large")
+
+
 class AuthenticationError(FilesError):
     status_code = 401
     type = "invalid_request_error"
@@ -107,6 +114,8 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:
         first = exc.errors()[0] if exc.errors() else {}
+        if first.get("type") == "json_invalid":  # its loc is a byte offset, not a field
+            return error_response(InvalidRequestError("The request body is not valid JSON."))
         location = [str(p) for p in first.get("loc", ()) if p not in ("body", "path", "query")]
         param = ".".join(location) or None
         message = f"Invalid '{param}': {first.get('msg')}." if param else "Invalid request."
@@ -114,6 +123,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> Response:
+        if isinstance(exc.__cause__, FilesError):  # FastAPI wraps errors raised reading a body
+            return error_response(exc.__cause__)
         if exc.status_code >= 500:
             return error_response(ServerError())
         error = FilesError(str(exc.detail), code="not_found" if exc.status_code == 404 else None)

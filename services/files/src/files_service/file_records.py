@@ -79,11 +79,13 @@ async def list_files(pool: Pool, page: PageRequest, purpose: str | None) -> dict
         await check_cursors(conn, page, "files")
         cursor = await conn.execute(query, [*params, page.limit + 1])
         rows = await cursor.fetchall()
-    return list_page([_record(row).to_object() for row in rows], page.limit)
+    return list_page([_record(row).to_object() for row in rows], page)
 
 
 async def delete(pool: Pool, file_id: str, remove_bytes: Callable[[], Awaitable[None]]) -> bool:
-    """Delete the row and, inside the same transaction, the bytes: both go or neither does."""
+    """Delete the row and, inside its transaction, the bytes: bytes that cannot be removed keep
+    the row. Only a commit failing after the removal (the connection lost at that instant) can
+    leave a row without bytes; its download then fails with a server error."""
     async with pool.connection() as conn, conn.transaction():
         cursor = await conn.execute("DELETE FROM files WHERE id = %s RETURNING id", (file_id,))
         if await cursor.fetchone() is None:

@@ -43,19 +43,33 @@ class PageRequest:
             return sql.SQL("TRUE"), params
         return sql.SQL(" AND ").join(parts), params
 
+    @property
+    def backwards(self) -> bool:
+        """``before`` alone pages toward the start: scan the other way, then restore ``order``."""
+        return self.before is not None and self.after is None
+
+    @property
+    def scan(self) -> Literal["ASC", "DESC"]:
+        """The SQL direction that reaches the rows next to the cursor first."""
+        ascending = (self.order == "asc") != self.backwards
+        return "ASC" if ascending else "DESC"
+
     def order_by(self) -> sql.Composable:
-        return sql.SQL("ORDER BY seq ASC" if self.order == "asc" else "ORDER BY seq DESC")
+        return sql.SQL("ORDER BY seq {}").format(sql.SQL(self.scan))
 
 
-def list_page(objects: list[dict[str, Any]], limit: int) -> dict[str, Any]:
-    """The list envelope from ``limit + 1`` fetched rows (the extra one only says ``has_more``)."""
-    data = objects[:limit]
+def list_page(objects: list[dict[str, Any]], page: PageRequest) -> dict[str, Any]:
+    """The list envelope from ``limit + 1`` rows fetched in ``page.scan`` direction (the extra
+    one only says ``has_more``)."""
+    data = objects[: page.limit]
+    if page.backwards:
+        data.reverse()
     return {
         "object": "list",
         "data": data,
         "first_id": data[0]["id"] if data else None,
         "last_id": data[-1]["id"] if data else None,
-        "has_more": len(objects) > limit,
+        "has_more": len(objects) > page.limit,
     }
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from dataclasses import dataclass, field
 
@@ -79,12 +78,20 @@ class FilesState:
     async def sweep_expired(self) -> int:
         removed = 0
         for file_id in await file_records.expired(self.pool):
-            removed += await self.delete_file(file_id)
+            try:
+                removed += await self.delete_file(file_id)
+            except Exception:
+                # One file whose bytes cannot be removed must not stall the sweep behind it.
+                logger.warning(
+                    "expired file not removed", extra={"file_id": file_id}, exc_info=True
+                )
         return removed
 
     async def _sweep_forever(self, interval: float) -> None:
         while True:
-            with contextlib.suppress(Exception):
+            try:
                 if removed := await self.sweep_expired():
                     logger.info("expired files removed", extra={"count": removed})
+            except Exception:
+                logger.warning("expired-file sweep failed", exc_info=True)
             await asyncio.sleep(interval)

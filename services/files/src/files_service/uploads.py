@@ -17,7 +17,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from files_service import file_records
 from files_service.db import Pool
-from files_service.errors import TooLargeError, error_response
+from files_service.errors import BodyTooLargeError, FilesError, TooLargeError, error_response
 from files_service.file_records import FileRecord
 from files_service.storage import Readable, Storage
 
@@ -26,23 +26,35 @@ logger = logging.getLogger("files_service.uploads")
 MULTIPART_OVERHEAD = 64 * 1024
 """Room for boundaries and the small form fields around the file part."""
 
+MAX_JSON_BODY = 1024 * 1024
+"""Every other route takes a small JSON body; anything larger is refused, not read into memory."""
 
-class UploadLimit:
-    """Refuse upload bodies over the limit: at once by Content-Length, or as the bytes arrive."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int, path: str = "/v1/files") -> None:
+class BodyLimit:
+    """Refuse bodies over the limit: at once by Content-Length, or as the bytes arrive.
+
+    ``POST /v1/files`` may carry up to the upload limit; every other request ``MAX_JSON_BODY``.
+    """
+
+    def __init__(self, app: ASGIApp, max_upload_bytes: int, upload_path: str = "/v1/files") -> None:
         self.app = app
-        self.max_bytes = max_bytes
-        self.path = path
+        self.max_upload_bytes = max_upload_bytes
+        self.upload_path = upload_path
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path:
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        allowed = self.max_bytes + MULTIPART_OVERHEAD
+        error: FilesError
+        if scope["method"] == "POST" and scope["path"] == self.upload_path:
+            allowed = self.max_upload_bytes + MULTIPART_OVERHEAD
+            error = TooLargeError(self.max_upload_bytes)
+        else:
+            allowed = MAX_JSON_BODY
+            error = BodyTooLargeError(MAX_JSON_BODY)
         declared = dict(scope["headers"]).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > allowed:
-            await error_response(TooLargeError(self.max_bytes))(scope, receive, send)
+            await error_response(error)(scope, receive, send)
             return
         seen = 0
 
@@ -52,7 +64,7 @@ class UploadLimit:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > allowed:
-                    raise TooLargeError(self.max_bytes)
+                    raise error
             return message
 
         await self.app(scope, counted, send)

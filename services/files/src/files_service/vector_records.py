@@ -99,16 +99,16 @@ async def get_store(pool: Pool, store_id: str) -> dict[str, Any] | None:
 
 async def list_stores(pool: Pool, page: PageRequest) -> dict[str, Any]:
     where, params = page.clause("vector_stores")
-    order = "ASC" if page.order == "asc" else "DESC"
     async with pool.connection() as conn:
         await check_cursors(conn, page, "vector_stores")
         await fail_overdue(conn)
         cursor = await conn.execute(
-            _STORE_SELECT.format(where=where.as_string(conn)) + f" ORDER BY s.seq {order} LIMIT %s",
+            _STORE_SELECT.format(where=where.as_string(conn))
+            + f" ORDER BY s.seq {page.scan} LIMIT %s",
             [*params, page.limit + 1],
         )
         rows = await cursor.fetchall()
-    return list_page([_store_object(row) for row in rows], page.limit)
+    return list_page([_store_object(row) for row in rows], page)
 
 
 async def delete_store(pool: Pool, store_id: str) -> bool:
@@ -198,7 +198,6 @@ async def list_files(
 ) -> dict[str, Any]:
     scope = ("vector_store_id", store_id)
     where, params = page.clause("vector_store_files", "file_id", scope)
-    order = "ASC" if page.order == "asc" else "DESC"
     extra = ""
     if status is not None:
         extra = " AND status = %s"
@@ -208,11 +207,11 @@ async def list_files(
         await fail_overdue(conn)
         cursor = await conn.execute(
             f"SELECT * FROM vector_store_files WHERE vector_store_id = %s "
-            f"AND {where.as_string(conn)}{extra} ORDER BY seq {order} LIMIT %s",
+            f"AND {where.as_string(conn)}{extra} ORDER BY seq {page.scan} LIMIT %s",
             [store_id, *params, page.limit + 1],
         )
         rows = await cursor.fetchall()
-    return list_page([_file_object(row) for row in rows], page.limit)
+    return list_page([_file_object(row) for row in rows], page)
 
 
 async def detach(pool: Pool, store_id: str, file_id: str) -> bool:

@@ -8,6 +8,7 @@ lies in the last fifth of the window, so a chunk rarely stops mid-sentence.
 from __future__ import annotations
 
 import re
+from array import array
 from dataclasses import dataclass
 
 _TOKEN = re.compile(r"\w+|[^\w\s]+")
@@ -63,27 +64,32 @@ def parse_strategy(value: object) -> ChunkingStrategy:
 
 
 def chunk_text(text: str, strategy: ChunkingStrategy = ChunkingStrategy()) -> list[str]:
-    spans = [m.span() for m in _TOKEN.finditer(text)]
+    # Token offsets in two int64 arrays: a tuple per token costs ~100 bytes, which for a file
+    # at the index size limit (tens of millions of tokens) would be gigabytes.
+    starts, ends = array("q"), array("q")
+    for match in _TOKEN.finditer(text):
+        starts.append(match.start())
+        ends.append(match.end())
     chunks: list[str] = []
     start = 0
-    while start < len(spans):
-        end = min(start + strategy.max_tokens, len(spans))
-        if end < len(spans):
-            end = _sentence_end(text, spans, start, end, strategy.max_tokens // 5)
-        piece = text[spans[start][0] : spans[end - 1][1]].strip()
+    while start < len(starts):
+        end = min(start + strategy.max_tokens, len(starts))
+        if end < len(starts):
+            end = _sentence_end(text, starts, ends, start, end, strategy.max_tokens // 5)
+        piece = text[starts[start] : ends[end - 1]].strip()
         if piece:
             chunks.append(piece)
-        if end == len(spans):
+        if end == len(starts):
             break
         start = max(end - strategy.overlap, start + 1)
     return chunks
 
 
 def _sentence_end(
-    text: str, spans: list[tuple[int, int]], start: int, end: int, window: int
+    text: str, starts: array[int], ends: array[int], start: int, end: int, window: int
 ) -> int:
     for cut in range(end, max(start + 1, end - window), -1):
-        following = text[spans[cut - 1][1] : spans[cut][0]] if cut < len(spans) else ""
-        if _BREAK.search(text[spans[cut - 1][0] : spans[cut - 1][1]]) or "\n" in following:
+        following = text[ends[cut - 1] : starts[cut]] if cut < len(starts) else ""
+        if _BREAK.search(text[starts[cut - 1] : ends[cut - 1]]) or "\n" in following:
             return cut
     return end

@@ -88,12 +88,11 @@ class Indexer:
             data += piece
             if len(data) > self.max_bytes:
                 raise TooLargeToIndexError(f"Files over {self.max_bytes} bytes are not indexed.")
-        chunks = chunk_text(extract_text(bytes(data)), strategy)
+        # CPU-bound on large files: off the event loop so other requests keep being answered.
+        chunks = await asyncio.to_thread(_extract_chunks, bytes(data), strategy)
+        del data
         vectors = await self.embeddings.embed(chunks) if self.embeddings and chunks else None
-        rows: list[tuple[Any, ...]] = [
-            (store_id, file_id, i, text, vector_literal(vectors[i]) if vectors else None)
-            for i, text in enumerate(chunks)
-        ]
+        rows = await asyncio.to_thread(_chunk_rows, store_id, file_id, chunks, vectors)
         async with self.pool.connection() as conn, conn.transaction():
             await conn.execute(
                 "DELETE FROM chunks WHERE vector_store_id = %s AND file_id = %s",
@@ -118,3 +117,16 @@ class Indexer:
         for task in list(self.tasks):
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+def _extract_chunks(data: bytes, strategy: ChunkingStrategy) -> list[str]:
+    return chunk_text(extract_text(data), strategy)
+
+
+def _chunk_rows(
+    store_id: str, file_id: str, chunks: list[str], vectors: list[list[float]] | None
+) -> list[tuple[Any, ...]]:
+    return [
+        (store_id, file_id, i, text, vector_literal(vectors[i]) if vectors else None)
+        for i, text in enumerate(chunks)
+    ]

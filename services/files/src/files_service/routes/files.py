@@ -54,7 +54,12 @@ def parse_expires_after(form: FormData, created_at: int) -> int | None:
         raise InvalidRequestError(
             "expires_after.anchor must be 'created_at'.", param="expires_after.anchor"
         )
-    if seconds is None or not seconds.isdigit() or not MIN_EXPIRY <= int(seconds) <= MAX_EXPIRY:
+    # isascii: str.isdigit() accepts digits such as '³' that int() refuses.
+    if (
+        seconds is None
+        or not (seconds.isascii() and seconds.isdigit())
+        or not MIN_EXPIRY <= int(seconds) <= MAX_EXPIRY
+    ):
         raise InvalidRequestError(
             f"expires_after.seconds must be an integer from {MIN_EXPIRY} to {MAX_EXPIRY}.",
             param="expires_after.seconds",

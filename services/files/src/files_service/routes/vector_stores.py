@@ -55,6 +55,10 @@ class RankingOptions(Body):
     score_threshold: float = Field(default=0.0, ge=0, le=1)
 
 
+MAX_QUERY_CHARS = 4096
+"""Search text longer than this is not a query (and overflows PostgreSQL's tsquery limits)."""
+
+
 class Search(Body):
     query: str | list[str]
     max_num_results: int = Field(default=10, ge=1, le=50)
@@ -67,6 +71,19 @@ async def _store(pool: PoolDep, store_id: str) -> dict[str, Any]:
     store = await vector_records.get_store(pool, store_id)
     if store is None:
         raise NotFoundError("vector store", store_id, "vector_store_id")
+    return store
+
+
+async def _usable_store(pool: PoolDep, store_id: str) -> dict[str, Any]:
+    """An expired store can still be read and deleted, but not searched or added to (using it
+    would also renew ``last_active_at`` and bring it back)."""
+    store = await _store(pool, store_id)
+    if store["status"] == "expired":
+        raise InvalidRequestError(
+            f"Vector store '{store_id}' has expired.",
+            param="vector_store_id",
+            code="vector_store_expired",
+        )
     return store
 
 
@@ -136,7 +153,7 @@ async def delete_store(pool: PoolDep, vector_store_id: str) -> Response:
 
 @router.post("/{vector_store_id}/files")
 async def attach_file(state: StateDep, vector_store_id: str, body: AttachFile) -> Response:
-    await _store(state.pool, vector_store_id)
+    await _usable_store(state.pool, vector_store_id)
     attached = await _attach(
         state, vector_store_id, body.file_id, body.chunking_strategy, body.attributes
     )
@@ -179,7 +196,7 @@ async def detach_file(pool: PoolDep, vector_store_id: str, file_id: str) -> Resp
 
 @router.post("/{vector_store_id}/search")
 async def search(state: StateDep, vector_store_id: str, body: Search) -> Response:
-    await _store(state.pool, vector_store_id)
+    await _usable_store(state.pool, vector_store_id)
     if body.filters is not None:
         raise InvalidRequestError(
             "Attribute filters are not supported by this Files service.",
@@ -190,6 +207,10 @@ async def search(state: StateDep, vector_store_id: str, body: Search) -> Respons
     text = " ".join(q for q in queries if q.strip())
     if not text:
         raise InvalidRequestError("'query' must not be empty.", param="query")
+    if len(text) > MAX_QUERY_CHARS:
+        raise InvalidRequestError(
+            f"'query' must be at most {MAX_QUERY_CHARS} characters.", param="query"
+        )
     vector = None
     if state.embeddings is not None:
         try:

@@ -3,7 +3,8 @@
 Full-text matching ORs the query's lexemes (plainto_tsquery would AND them, and a natural question
 rarely has every word in one chunk); ``ts_rank_cd`` with normalisation 32 maps rank into [0, 1).
 With embeddings, the score is mostly semantic similarity with full-text as a tie-breaker, so exact
-term matches still lift a chunk.
+term matches still lift a chunk; chunks indexed before embeddings were configured stay findable
+by their words.
 """
 
 from __future__ import annotations
@@ -34,12 +35,13 @@ LIMIT %(limit)s
 
 _HYBRID = f"""
 SELECT c.file_id, f.filename, c.text, vf.attributes,
-       %(w)s * greatest(0, 1 - (c.embedding <=> %(v)s::vector))
+       %(w)s * coalesce(greatest(0, 1 - (c.embedding <=> %(v)s::vector)), 0)
          + (1 - %(w)s) * ts_rank_cd(c.tsv, {_QUERY}, 32) AS score
 FROM chunks c
 JOIN vector_store_files vf USING (vector_store_id, file_id)
 JOIN files f ON f.id = c.file_id
-WHERE c.vector_store_id = %(store)s AND c.embedding IS NOT NULL AND {_LIVE}
+WHERE c.vector_store_id = %(store)s AND {_LIVE}
+  AND (c.embedding IS NOT NULL OR c.tsv @@ {_QUERY})
 ORDER BY score DESC, c.file_id, c.idx
 LIMIT %(limit)s
 """
