@@ -98,6 +98,17 @@ async def test_failure_is_final_and_keeps_the_partial_answer(client: AsyncOpenAI
     assert (await client.responses.retrieve(queued.id)).status == "failed"  # no retry
 
 
+async def test_a_job_cancelling_itself_fails_its_response(client: AsyncOpenAI) -> None:
+    """Only a cancel request ends a Response cancelled; a stray CancelledError is a failure."""
+    queued = await client.responses.create(
+        model="self-cancelling-background", input="go", background=True
+    )
+    done = await poll(client, queued.id, timeout=8.0)
+    assert done.status == "failed"
+    assert done.error is not None
+    assert (done.error.code, done.error.message) == ("server_error", "Internal server error")
+
+
 async def test_not_found_cases(client: AsyncOpenAI) -> None:
     foreground = await client.responses.create(model="scripted", input="x")
     for response_id in ("resp_unknown", foreground.id):
@@ -231,4 +242,37 @@ async def test_other_scopes_see_nothing(tmp_path: Any, offline_model: Any) -> No
         theirs = await client.responses.create(**body, extra_headers={**b, **key})
         assert theirs.id != mine.id
         assert (await poll(client.with_options(default_headers=a), mine.id)).status == "completed"
+        await app.state.lgos.aclose()
+
+
+async def test_the_embedded_engine_forgets_ended_responses_after_retention(
+    tmp_path: Any, offline_model: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lgos import LGOSSettings, create_app
+    from lgos.background import inprocess
+
+    from tests.support.clients import sdk_client
+    from tests.support.graphs import create_registry
+
+    monkeypatch.setattr(inprocess, "PRUNE_INTERVAL", 0.0)
+    settings = LGOSSettings(state_dir=tmp_path, background_retention=0.5)
+    app = create_app(create_registry(), settings)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://lgos.test") as http:
+        client = sdk_client("http://lgos.test/v1", http)
+        body: dict[str, Any] = {
+            "model": "slow-background",
+            "input": "old",
+            "background": True,
+            "metadata": slow(0),
+        }
+        old = await client.responses.create(**body)
+        assert (await poll(client, old.id)).status == "completed"
+        running = await client.responses.create(**{**body, "metadata": slow(2.0)})
+        await asyncio.sleep(0.6)
+        await client.responses.create(**body)  # a later submit prunes what is past retention
+        with pytest.raises(openai.NotFoundError):
+            await client.responses.retrieve(old.id)
+        # Retention counts from the end: a Response still running is kept.
+        assert (await client.responses.retrieve(running.id)).status in {"queued", "in_progress"}
         await app.state.lgos.aclose()

@@ -6,11 +6,20 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
+from typing import Any
 
+import psycopg
 import pytest
 from lgos.background.backend import BackgroundJob, IdempotencyKey, IdempotencyKeyReusedError
+from lgos.background.distributed import DistributedBackend
+from lgos.background.queue import make_broker
 from lgos.background.records import WORKER_LOST_MESSAGE, BackgroundRecords
+from lgos.background.worker import Worker
 from lgos.interrupts.persistence import open_pool
+from lgos.settings import LGOSSettings
+
+from tests.support.servers import free_port
+from tests.support.shared_state import REDIS_URL
 
 pytestmark = pytest.mark.asyncio
 
@@ -105,3 +114,74 @@ async def test_sweep_requeues_unclaimed_jobs_once_per_interval(
     second = await records.sweep(stale_after=60, requeue_after=0.2, retention=3600)
     assert background.response_id in first.requeue
     assert background.response_id not in second.requeue  # dispatched again just now
+
+
+async def test_a_failed_dispatch_leaves_the_response_queued_for_the_requeue_sweep(
+    postgres_uri: str,
+) -> None:
+    """Redis refusing the message at create time loses nothing: the client gets its queued
+    Response and the sweep dispatches it again."""
+    settings = LGOSSettings(
+        postgres_uri=postgres_uri, redis_url=REDIS_URL, background_queue="dispatch-test"
+    )
+    backend = await DistributedBackend.open(settings)
+    try:
+        working = backend.broker
+        backend.broker = make_broker(f"redis://127.0.0.1:{free_port()}/0", "dispatch-test")
+        queued, background = job()
+        snapshot = await backend.submit(queued, background, None)
+        assert snapshot["status"] == "queued"
+        seen = await backend.retrieve(background.response_id, background.scope)
+        assert seen is not None and seen["status"] == "queued"
+        backend.broker = working
+        await asyncio.sleep(0.3)
+        swept = await backend.records.sweep(stale_after=60, requeue_after=0.2, retention=3600)
+        assert swept.requeue == [background.response_id]
+    finally:
+        await backend.close()
+
+
+async def test_a_worker_retries_recording_a_finished_job(
+    postgres_uri: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed write of the final snapshot (a PostgreSQL restart, a dropped pooled connection)
+    is retried, so a finished job is not failed later as if its worker had died."""
+    settings = LGOSSettings(
+        postgres_uri=postgres_uri,
+        redis_url=REDIS_URL,
+        background_queue=f"finish-retry-{uuid.uuid4().hex[:8]}",
+        worker_heartbeat=0.2,
+        worker_stale_after=2.0,
+    )
+    real_finish = BackgroundRecords.finish
+    attempts = 0
+
+    async def flaky_finish(self: BackgroundRecords, *args: Any) -> bool:
+        nonlocal attempts
+        attempts += 1
+        if attempts == 1:
+            raise psycopg.OperationalError("server closed the connection unexpectedly")
+        return await real_finish(self, *args)
+
+    monkeypatch.setattr(BackgroundRecords, "finish", flaky_finish)
+
+    async def execute(job: BackgroundJob, publish: Any) -> dict[str, Any]:
+        return {"id": job.response_id, "object": "response", "status": "completed", "output": []}
+
+    worker = Worker(settings, execute)
+    running = asyncio.create_task(worker.run())
+    backend = await DistributedBackend.open(settings)
+    try:
+        queued, background = job()
+        await backend.submit(queued, background, None)
+        for _ in range(100):
+            seen = await backend.retrieve(background.response_id, background.scope)
+            if seen is not None and seen["status"] not in {"queued", "in_progress"}:
+                break
+            await asyncio.sleep(0.05)
+        assert seen is not None and seen["status"] == "completed"
+        assert attempts == 2
+    finally:
+        await backend.close()
+        worker.stopping.set()
+        await running

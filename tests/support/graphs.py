@@ -155,7 +155,7 @@ def unstreamed_graph() -> Any:
     return builder.compile()
 
 
-def failing_graph(exc: Exception, *, partial: bool) -> Any:
+def failing_graph(exc: BaseException, *, partial: bool) -> Any:
     model = ScriptedChatModel.saying("A partial answer before the failure")
 
     async def node(state: MessagesState) -> dict[str, Any]:
@@ -460,6 +460,12 @@ def create_registry() -> GraphRegistry:
         "broken-background": GraphConfig(
             graph=lambda: failing_graph(RuntimeError(SECRET), partial=True),
             description="Fails after a partial answer; background.",
+            features=frozenset({GraphFeature.BACKGROUND}),
+        ),
+        "self-cancelling-background": GraphConfig(
+            # A CancelledError nobody requested, as from awaiting a task cancelled elsewhere.
+            graph=lambda: failing_graph(asyncio.CancelledError(), partial=True),
+            description="Raises CancelledError itself; background.",
             features=frozenset({GraphFeature.BACKGROUND}),
         ),
         "parallel-interrupts": GraphConfig(

@@ -68,10 +68,14 @@ class DistributedBackend:
             try:
                 await dispatch(self.broker, job.response_id)
             except Exception:
-                # Nothing will ever run it: fail it now rather than leave it queued.
-                logger.exception("dispatch failed", extra={"response_id": job.response_id})
-                await self.records.mark_dispatch_failed(job.response_id)
-                raise
+                # The row is durable and queued: the workers' requeue sweep dispatches it again
+                # after background_requeue_after (and a message that did reach Redis despite the
+                # error is claimed only once), so the client still gets its queued Response.
+                logger.warning(
+                    "dispatch failed; left for the requeue sweep",
+                    extra={"response_id": job.response_id},
+                    exc_info=True,
+                )
         return snapshot
 
     async def retrieve(self, response_id: str, scope: str) -> Snapshot | None:

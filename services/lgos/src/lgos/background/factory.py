@@ -12,4 +12,8 @@ async def open_backend(settings: LGOSSettings, executor: JobExecutor) -> Backgro
         from lgos.background.distributed import DistributedBackend
 
         return await DistributedBackend.open(settings)
-    return InProcessBackend(executor, idempotency_ttl=settings.idempotency_ttl)
+    return InProcessBackend(
+        executor,
+        idempotency_ttl=settings.idempotency_ttl,
+        retention=settings.background_retention,
+    )

@@ -11,7 +11,7 @@ import contextlib
 import copy
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from lgos.background.backend import (
     TERMINAL,
@@ -26,30 +26,61 @@ from lgos.background.backend import (
 logger = logging.getLogger("lgos.background")
 
 
+PRUNE_INTERVAL = 60.0
+"""Seconds between passes that drop ended Responses past retention and expired keys."""
+
+
 @dataclass
 class _Record:
     scope: str
     snapshot: Snapshot
     task: asyncio.Task[None] | None = None
-    expires_at: float = field(default=0.0)
+    ended_at: float | None = None
+    """``time.monotonic()`` when the Response reached a terminal state."""
 
     @property
     def terminal(self) -> bool:
         return self.snapshot["status"] in TERMINAL
 
+    def end(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        self.ended_at = time.monotonic()
+
 
 class InProcessBackend:
-    def __init__(self, executor: JobExecutor, idempotency_ttl: float = 24 * 3600.0) -> None:
+    def __init__(
+        self,
+        executor: JobExecutor,
+        idempotency_ttl: float = 24 * 3600.0,
+        retention: float = 7 * 24 * 3600.0,
+    ) -> None:
         self._execute = executor
         self._records: dict[str, _Record] = {}
         self._keys: dict[tuple[str, str], tuple[str, str, float]] = {}
         self._lock = asyncio.Lock()
         self.idempotency_ttl = idempotency_ttl
+        self.retention = retention
+        self._pruned_at = time.monotonic()
+
+    def _prune(self) -> None:
+        """Forget ended Responses past retention and expired keys, as the PostgreSQL sweep does;
+        a long-running ``lgos serve`` would otherwise keep every snapshot it ever made."""
+        now = time.monotonic()
+        if now - self._pruned_at < PRUNE_INTERVAL:
+            return
+        self._pruned_at = now
+        self._keys = {k: v for k, v in self._keys.items() if v[2] > now}
+        self._records = {
+            response_id: record
+            for response_id, record in self._records.items()
+            if record.ended_at is None or now - record.ended_at < self.retention
+        }
 
     async def submit(
         self, queued: Snapshot, job: BackgroundJob, idempotency: IdempotencyKey | None
     ) -> Snapshot:
         async with self._lock:
+            self._prune()
             if idempotency is not None:
                 existing = self._keys.get((idempotency.scope, idempotency.key))
                 if existing is not None and existing[2] > time.monotonic():
@@ -75,11 +106,19 @@ class InProcessBackend:
         try:
             final = await self._execute(job, publish)
         except asyncio.CancelledError:
-            return  # cancel() already recorded the terminal state
-        except Exception:
-            logger.exception("background job failed", extra={"response_id": record.snapshot["id"]})
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # cancel() recorded the terminal state, or the backend is closing
+            # A CancelledError nobody asked for (the graph awaited a cancelled task): a failure.
+            logger.warning(
+                "background job cancelled itself", extra={"response_id": job.response_id}
+            )
             final = failed_snapshot(record.snapshot)
-        publish(final)
+        except Exception:
+            logger.exception("background job failed", extra={"response_id": job.response_id})
+            final = failed_snapshot(record.snapshot)
+        if not record.terminal:
+            record.end(final)
 
     async def retrieve(self, response_id: str, scope: str) -> Snapshot | None:
         record = self._records.get(response_id)
@@ -93,7 +132,7 @@ class InProcessBackend:
             return None
         if not record.terminal:
             # Terminal first: whatever the job does while it unwinds cannot change it again.
-            record.snapshot = {**record.snapshot, "status": "cancelled"}
+            record.end({**record.snapshot, "status": "cancelled"})
             if record.task is not None:
                 record.task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):

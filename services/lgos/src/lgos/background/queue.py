@@ -6,17 +6,58 @@ that claims it, so a duplicated or replayed message can never run a job twice.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncGenerator
 from typing import Any
 
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from taskiq.acks import AckableMessage
 from taskiq.kicker import AsyncKicker
 from taskiq_redis import RedisStreamBroker
 
+logger = logging.getLogger("lgos.background")
+
 RUN_TASK = "lgos.background.run"
 CONSUMER_GROUP = "lgos-workers"
+STREAM_MAXLEN = 10_000
+"""Messages kept in the stream (approximately): acknowledged ones are never removed otherwise.
+A queued job whose message was trimmed unread is dispatched again by the requeue sweep."""
+RETRY_FIRST, RETRY_MAX = 0.5, 10.0
+
+
+class ResilientStreamBroker(RedisStreamBroker):
+    """taskiq-redis's stream broker, except that losing Redis pauses reading instead of ending it.
+
+    taskiq's Receiver stops listening on any error from the broker, which would stop the worker
+    and fail every job it runs, although running jobs need only PostgreSQL.
+    """
+
+    async def listen(self) -> AsyncGenerator[AckableMessage, None]:
+        delay = RETRY_FIRST
+        while True:
+            try:
+                async for message in super().listen():
+                    delay = RETRY_FIRST
+                    yield message
+            except (RedisConnectionError, RedisTimeoutError, ResponseError) as error:
+                # NOGROUP: Redis came back empty (no persistence); the group is declared again.
+                if isinstance(error, ResponseError) and not str(error).startswith("NOGROUP"):
+                    raise
+                logger.warning(
+                    "queue unreachable; retrying", extra={"retry_in": delay, "error": str(error)}
+                )
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX)
+                with contextlib.suppress(RedisError):
+                    await self._declare_consumer_group()
 
 
 def make_broker(redis_url: str, queue: str, consumer: str | None = None) -> RedisStreamBroker:
-    return RedisStreamBroker(
+    return ResilientStreamBroker(
         redis_url,
         queue_name=queue,
         consumer_group_name=CONSUMER_GROUP,
@@ -31,6 +72,7 @@ def make_broker(redis_url: str, queue: str, consumer: str | None = None) -> Redi
         # PostgreSQL make the redelivery harmless.
         idle_timeout=30_000,
         unacknowledged_lock_timeout=5.0,
+        maxlen=STREAM_MAXLEN,
     )
 
 

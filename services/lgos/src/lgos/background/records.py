@@ -41,6 +41,10 @@ CREATE TABLE IF NOT EXISTS lgos_background_responses (
 CREATE INDEX IF NOT EXISTS lgos_background_responses_active
     ON lgos_background_responses (status, heartbeat_at)
     WHERE status IN ('queued', 'in_progress');
+-- The sweeps' retention deletes, so they need not scan every kept row each interval.
+CREATE INDEX IF NOT EXISTS lgos_background_responses_ended
+    ON lgos_background_responses (updated_at)
+    WHERE status IN ('completed', 'incomplete', 'failed', 'cancelled');
 CREATE TABLE IF NOT EXISTS lgos_background_idempotency_keys (
     scope text NOT NULL,
     key text NOT NULL,
@@ -49,6 +53,8 @@ CREATE TABLE IF NOT EXISTS lgos_background_idempotency_keys (
     expires_at timestamptz NOT NULL,
     PRIMARY KEY (scope, key)
 );
+CREATE INDEX IF NOT EXISTS lgos_background_idempotency_keys_expiry
+    ON lgos_background_idempotency_keys (expires_at);
 """
 # Concurrent CREATE ... IF NOT EXISTS can still collide in the catalog; serialise start-ups.
 _SCHEMA_LOCK = 0x6C676F73_6267  # "lgosbg"
@@ -273,16 +279,6 @@ class BackgroundRecords:
                 _fail_params(message, snapshot, id=response_id, worker=worker),
             )
         return bool(cursor.rowcount == 1)
-
-    async def mark_dispatch_failed(self, response_id: str) -> None:
-        async with self.pool.connection() as conn:
-            await conn.execute(
-                f"""
-                UPDATE lgos_background_responses SET {_FAIL}
-                WHERE id = %(id)s AND status = 'queued'
-                """,
-                _fail_params("The response could not be queued.", id=response_id),
-            )
 
     async def sweep(
         self, *, stale_after: float, requeue_after: float, retention: float

@@ -21,6 +21,7 @@ import logging
 import os
 import signal
 import socket
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any
@@ -197,22 +198,46 @@ class Worker:
             current = asyncio.current_task()
             if current is not None and current.cancelling():
                 raise
-            # Cancelled, failed by a sweep, or failed at shutdown: the row already says so.
+            # Stopped by a cancel, a sweep or shutdown (the row already says so and the write
+            # below changes nothing), or a CancelledError the job raised itself: a failure.
             logger.info("job stopped", extra={"response_id": response_id})
+            await self._record_end(response_id, lambda: self._fail(response_id, progress.latest))
             return
         except Exception:
             logger.exception("background job failed", extra={"response_id": response_id})
-            await self.records.fail(response_id, self.name, INTERNAL_ERROR_MESSAGE, progress.latest)
+            await self._record_end(response_id, lambda: self._fail(response_id, progress.latest))
             return
         finally:
             self._jobs.pop(response_id, None)
             task.cancel()  # a no-op unless this handler itself is being cancelled
             await asyncio.gather(pump, return_exceptions=True)
-        recorded = await self.records.finish(response_id, self.name, final)
+        recorded = await self._record_end(
+            response_id, lambda: self.records.finish(response_id, self.name, final)
+        )
         logger.info(
             "job finished",
             extra={"response_id": response_id, "status": final["status"], "recorded": recorded},
         )
+
+    def _fail(self, response_id: str, partial: Snapshot | None) -> Awaitable[bool]:
+        return self.records.fail(response_id, self.name, INTERNAL_ERROR_MESSAGE, partial)
+
+    async def _record_end(self, response_id: str, write: Callable[[], Awaitable[bool]]) -> bool:
+        """Record how a job ended, retrying a failed write (a PostgreSQL restart, a dropped pooled
+        connection) for up to half the stale bound, so a finished job is not lost to a sweep."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.settings.worker_stale_after / 2
+        delay = 0.1
+        while True:
+            try:
+                return await write()
+            except Exception:
+                if loop.time() + delay > deadline:
+                    logger.exception("could not record the end", extra={"response_id": response_id})
+                    return False
+                logger.warning("recording the end failed; retrying", exc_info=True)
+                await asyncio.sleep(delay)
+                delay *= 2
 
     async def _pump(
         self, response_id: str, task: asyncio.Task[Snapshot], progress: _Progress
@@ -225,10 +250,13 @@ class Worker:
                 )
             if task.done():
                 return  # the final snapshot supersedes any partial one
+            partial = progress.take()
             try:
-                ours = await self.records.heartbeat(response_id, self.name, progress.take())
+                ours = await self.records.heartbeat(response_id, self.name, partial)
             except Exception:
                 logger.warning("heartbeat failed", extra={"response_id": response_id})
+                if partial is not None:
+                    progress.changed.set()  # the next heartbeat carries the latest one again
                 await asyncio.sleep(min(1.0, self.settings.worker_heartbeat))
                 continue
             if not ours:
