@@ -191,11 +191,16 @@ def sync_gateway_catalog() -> None:
         raise SystemExit("LiteLLM is not installed: run `make dev` (it installs .tools/litellm)")
     lgos = f"http://127.0.0.1:{os.environ.get('LGOS_PORT', '3004')}"
     config = STATE / "litellm.yaml"
-    # Each start serves gateways/litellm/config.yaml as it is now (the sync seeds a new served
-    # config from it), so edits and updates to the operator file are never shadowed by .dev/.
-    config.unlink(missing_ok=True)
+    # --reseed: each start serves gateways/litellm/config.yaml as it is now, so edits and updates
+    # to the operator file are never shadowed by the served copy in .dev/.
     run_job(
-        "gateway-sync", "lgos_gateways.litellm_sync", "--lgos-url", lgos, "--config", str(config)
+        "gateway-sync",
+        "lgos_gateways.litellm_sync",
+        "--lgos-url",
+        lgos,
+        "--config",
+        str(config),
+        "--reseed",
     )
 
 

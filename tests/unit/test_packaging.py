@@ -203,3 +203,25 @@ def test_compose_jobs_run_commands_the_gateways_package_installs() -> None:
             f"./gateways/litellm/{hook}" in mounts
             and (ROOT / "gateways" / "litellm" / hook).exists()
         )
+
+
+def test_non_root_jobs_own_the_volumes_they_write() -> None:
+    """Docker creates a new named volume with the ownership of the image's directory at the
+    mount point (root when the image lacks it), so every writable job volume must exist in the
+    jobs image, owned by the user the image runs as."""
+    dockerfile = (ROOT / "gateways" / "Dockerfile").read_text()
+    assert "USER 10001" in dockerfile
+    services = compose()["services"]
+    assert isinstance(services, dict)
+    written = {
+        mount.split(":")[1]
+        for service in services.values()
+        if service.get("image") == "lgos-demo/gateways:local"
+        for mount in service.get("volumes", [])
+        if not mount.startswith(".") and not mount.endswith(":ro")
+    }
+    assert written == {"/config", "/mcp", "/pricing"}
+    created = re.search(r"mkdir -p ((?:/\w+ ?)+)", dockerfile)
+    owned = re.search(r"chown 10001 ((?:/\w+ ?)+)", dockerfile)
+    assert created is not None and owned is not None
+    assert written <= set(created.group(1).split()) and written <= set(owned.group(1).split())

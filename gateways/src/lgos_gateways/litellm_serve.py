@@ -26,16 +26,26 @@ HOOKS_DIR = Path(__file__).resolve().parents[2] / "litellm"
 """Holds ``lgos_key_auth.py``, the auth hook the config names (imported by LiteLLM)."""
 
 
+def child_file(pid_file: Path) -> Path:
+    """Where the supervisor names its current proxy process: a sync waits for it to change."""
+    return pid_file.with_name(pid_file.name + ".child")
+
+
 class Supervisor:
-    def __init__(self, command: list[str], env: dict[str, str]) -> None:
+    def __init__(
+        self, command: list[str], env: dict[str, str], pid_file: Path | None = None
+    ) -> None:
         self.command = command
         self.env = env
+        self.pid_file = pid_file
         self.child: subprocess.Popen[bytes] | None = None
         self.restart_requested = False
         self.stop_requested = False
 
     def start(self) -> None:
         self.child = subprocess.Popen(self.command, env=self.env)
+        if self.pid_file is not None:
+            child_file(self.pid_file).write_text(str(self.child.pid))
         logger.info("litellm started", extra={"pid": self.child.pid})
 
     def stop_child(self) -> int:
@@ -57,6 +67,19 @@ class Supervisor:
         signal.signal(signal.SIGHUP, self.on_hup)
         signal.signal(signal.SIGINT, self.on_stop)
         signal.signal(signal.SIGTERM, self.on_stop)
+        # Published only once SIGHUP is handled, and removed on the way out, so a sync never
+        # signals a supervisor that cannot take it (or a process that reused its pid).
+        if self.pid_file is None:
+            return self._supervise()
+        self.pid_file.parent.mkdir(parents=True, exist_ok=True)
+        self.pid_file.write_text(str(os.getpid()))
+        try:
+            return self._supervise()
+        finally:
+            self.pid_file.unlink(missing_ok=True)
+            child_file(self.pid_file).unlink(missing_ok=True)
+
+    def _supervise(self) -> int:
         self.start()
         assert self.child is not None
         while True:
@@ -119,10 +142,7 @@ def main(argv: list[str] | None = None) -> None:
     # The cost map ships with LiteLLM; without this it retries a download at every start.
     env = {**os.environ, "PYTHONPATH": path, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     env.update(files_defaults(os.environ))
-    if args.pid_file is not None:
-        args.pid_file.parent.mkdir(parents=True, exist_ok=True)
-        args.pid_file.write_text(str(os.getpid()))
-    sys.exit(Supervisor(command, env).run())
+    sys.exit(Supervisor(command, env, args.pid_file).run())
 
 
 if __name__ == "__main__":

@@ -23,14 +23,17 @@ from lgos.logs import configure_logging
 
 from lgos_gateways.catalog import CatalogError, Graph, fetch_catalog
 from lgos_gateways.litellm_catalog import Upstream, is_managed, merge_catalog
+from lgos_gateways.litellm_serve import child_file
 
 logger = logging.getLogger("lgos_gateways.litellm_sync")
 
 BASE_CONFIG = Path(__file__).resolve().parents[2] / "litellm" / "config.yaml"
 
 
-def load_config(path: Path, base: Path) -> dict[str, Any]:
-    source = path if path.exists() else base
+def load_config(path: Path, base: Path, *, reseed: bool = False) -> dict[str, Any]:
+    """The config to merge into: the served one, or the operator's base when there is none yet
+    (or when ``reseed`` asks for the base as it is now)."""
+    source = path if path.exists() and not reseed else base
     data = yaml.safe_load(source.read_text()) or {}
     if not isinstance(data, dict):
         raise CatalogError(f"{source} is not a LiteLLM config mapping")
@@ -70,10 +73,26 @@ def wait_until_served(gateway: httpx.Client, graphs: list[Graph], timeout: float
         time.sleep(0.5)
 
 
-def reload_proxy(pid_file: Path) -> None:
-    pid = int(pid_file.read_text().strip())
-    os.kill(pid, signal.SIGHUP)
+def reload_proxy(pid_file: Path, timeout: float) -> None:
+    """SIGHUP the supervisor and wait until it runs a new proxy process, so the served catalog
+    is checked against the restarted proxy, never the old one still answering."""
+    try:
+        pid = int(pid_file.read_text().strip())
+        before = child_file(pid_file).read_text()
+        os.kill(pid, signal.SIGHUP)
+    except (FileNotFoundError, ProcessLookupError, ValueError) as exc:
+        raise CatalogError(f"the gateway supervisor is not running ({pid_file})") from exc
     logger.info("asked the LiteLLM supervisor to restart", extra={"pid": pid})
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if child_file(pid_file).read_text() != before:
+                return
+        except FileNotFoundError as exc:
+            raise CatalogError("the gateway supervisor stopped during the restart") from exc
+        if time.monotonic() > deadline:
+            raise CatalogError(f"the gateway did not restart within {timeout:.0f}s")
+        time.sleep(0.1)
 
 
 def sync(args: argparse.Namespace) -> int:
@@ -82,8 +101,9 @@ def sync(args: argparse.Namespace) -> int:
     upstream = Upstream(
         api_base=args.upstream_url or f"{args.lgos_url}/v1", api_key=args.upstream_key
     )
-    config, report = merge_catalog(load_config(args.config, args.base), graphs, upstream)
-    if report.changed or not args.config.exists():
+    base = load_config(args.config, args.base, reseed=args.reseed)
+    config, report = merge_catalog(base, graphs, upstream)
+    if report.changed or args.reseed or not args.config.exists():
         write_atomically(args.config, config)
     logger.info(
         "litellm catalog synced",
@@ -96,7 +116,7 @@ def sync(args: argparse.Namespace) -> int:
         },
     )
     if report.changed and args.reload_pid_file is not None:
-        reload_proxy(args.reload_pid_file)
+        reload_proxy(args.reload_pid_file, args.timeout)
     if args.gateway_url:
         key = os.environ.get("OPENAI_GATEWAY_API_KEY", "")
         headers = {"Authorization": f"Bearer {key}"}
@@ -122,6 +142,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--config", type=Path, required=True, help="the config the proxy serves")
     parser.add_argument("--base", type=Path, default=BASE_CONFIG, help="used when --config is new")
+    parser.add_argument(
+        "--reseed",
+        action="store_true",
+        help="start from --base even if --config exists (start-up jobs: operator edits apply)",
+    )
     parser.add_argument("--reload-pid-file", type=Path, help="lgos-litellm-serve's pid file")
     parser.add_argument("--gateway-url", help="verify the running proxy serves the catalog")
     parser.add_argument("--timeout", type=float, default=60.0)

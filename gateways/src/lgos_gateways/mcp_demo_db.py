@@ -12,7 +12,7 @@ import json
 import logging
 import os
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import psycopg
 from lgos.logs import configure_logging
@@ -68,10 +68,28 @@ def with_database(url: str, database: str) -> str:
 
 
 def reader_url(admin_url: str, password: str) -> str:
+    """The admin URL with the reader's credentials (percent-encoded) and the demo database."""
     parts = urlsplit(with_database(admin_url, DATABASE))
     host = parts.hostname or "127.0.0.1"
-    netloc = f"{READER}:{password}@{host}" + (f":{parts.port}" if parts.port else "")
+    if ":" in host:
+        host = f"[{host}]"
+    credentials = f"{quote(READER, safe='')}:{quote(password, safe='')}"
+    netloc = f"{credentials}@{host}" + (f":{parts.port}" if parts.port else "")
     return urlunsplit(parts._replace(netloc=netloc))
+
+
+# Writes the reader could still make with default_transaction_read_only turned off (any session
+# may change it, e.g. with set_config from a "SELECT"): large objects and temporary tables.
+_LARGE_OBJECT_WRITERS = (
+    "lo_creat(integer)",
+    "lo_create(oid)",
+    "lo_from_bytea(oid, bytea)",
+    "lo_put(oid, bigint, bytea)",
+    "lowrite(integer, bytea)",
+    "lo_truncate(integer, integer)",
+    "lo_truncate64(integer, bigint)",
+    "lo_unlink(oid)",
+)
 
 
 def setup(admin_url: str, password: str) -> str:
@@ -101,13 +119,22 @@ def setup(admin_url: str, password: str) -> str:
         )
         demo.execute(sql.SQL("GRANT USAGE ON SCHEMA public TO {}").format(reader))
         demo.execute(sql.SQL("GRANT SELECT ON ALL TABLES IN SCHEMA public TO {}").format(reader))
+        # Only the SELECT grants bound the reader: the read-only session default does not.
+        demo.execute(
+            sql.SQL("REVOKE TEMPORARY ON DATABASE {} FROM PUBLIC").format(sql.Identifier(DATABASE))
+        )
+        for function in _LARGE_OBJECT_WRITERS:
+            demo.execute(f"REVOKE EXECUTE ON FUNCTION pg_catalog.{function} FROM PUBLIC")
     logger.info("mcp demo database ready", extra={"database": DATABASE, "role": READER})
     return reader_url(admin_url, password)
 
 
 def dbhub_config(reader: str) -> str:
     """dbhub's TOML: one source, SQL read-only and row-capped (the gateway allowlists only it)."""
-    dsn = reader.replace("postgresql://", "postgres://", 1) + "?sslmode=disable"
+    parts = urlsplit(reader.replace("postgresql://", "postgres://", 1))
+    query = dict(parse_qsl(parts.query))
+    query.setdefault("sslmode", "disable")  # the demo database is on a private network
+    dsn = urlunsplit(parts._replace(query=urlencode(query)))
     return (
         "[[sources]]\n"
         'id = "demo_db"\n'

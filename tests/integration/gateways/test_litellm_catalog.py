@@ -123,3 +123,27 @@ def test_sync_fails_cleanly_when_lgos_is_down(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert not config.exists()
     assert "litellm catalog sync failed" in result.stderr
+
+
+def test_reseed_serves_the_operator_file_as_it_is_now(lgos_server: Server, tmp_path: Path) -> None:
+    """Start-up jobs (compose, make dev) pass --reseed: an edit to the operator's base file is
+    served even though a served copy from an earlier start exists."""
+    base_path, config = tmp_path / "base.yaml", tmp_path / "litellm.yaml"
+    base = yaml.safe_load((ROOT / "gateways" / "litellm" / "config.yaml").read_text())
+    stale = {**OPERATOR_ENTRY, "model_name": "operator/removed-since"}
+    base_path.write_text(yaml.safe_dump({**base, "model_list": [stale]}, sort_keys=False))
+    args = ["--lgos-url", lgos_server.url, "--config", str(config), "--base", str(base_path)]
+    assert run_litellm_sync(*args).returncode == 0
+    base_path.write_text(yaml.safe_dump({**base, "model_list": [OPERATOR_ENTRY]}, sort_keys=False))
+
+    kept = run_litellm_sync(*args)  # without --reseed the served copy stays authoritative
+    assert kept.returncode == 0, kept.stderr
+    names = [e["model_name"] for e in yaml.safe_load(config.read_text())["model_list"]]
+    assert "operator/removed-since" in names and "operator/echo" not in names
+
+    reseeded = run_litellm_sync(*args, "--reseed")
+    assert reseeded.returncode == 0, reseeded.stderr
+    served = yaml.safe_load(config.read_text())["model_list"]
+    assert served[0] == OPERATOR_ENTRY
+    names = {e["model_name"] for e in served}
+    assert names == {"operator/echo", *lgos_catalog(lgos_server.url)}

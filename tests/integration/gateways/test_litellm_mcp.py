@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 
 from tests.support.gateways import GATEWAY_KEY
@@ -64,3 +66,35 @@ def test_mcp_needs_the_gateway_key(litellm_gateway: Server) -> None:
         MCPSession(f"{litellm_gateway.url}/mcp", {"Authorization": "Bearer wrong"}).request(
             "tools/list"
         )
+
+
+def test_turning_read_only_off_still_writes_nothing(mcp: MCPSession, gateway_state: Path) -> None:
+    """dbhub checks only a statement's first word and the read-only default is a session
+    setting anyone may change: the role's privileges must refuse what a SELECT could write."""
+    off = mcp.call(
+        "demo_db-execute_sql",
+        {"sql": "SELECT set_config('default_transaction_read_only', 'off', false)"},
+    )
+    assert not off.get("isError")
+    large_object = mcp.call(
+        "demo_db-execute_sql", {"sql": "SELECT lo_from_bytea(0, convert_to('x', 'UTF8'))"}
+    )
+    assert large_object["isError"] is True
+    assert "permission denied" in large_object["content"][0]["text"]
+
+    dsn = dbhub_dsn(gateway_state / "dbhub.toml")
+    with psycopg.connect(dsn, autocommit=True) as reader:
+        reader.execute("SET default_transaction_read_only = off")
+        for statement in (
+            "CREATE TEMP TABLE scratch (x int)",
+            "SELECT lo_create(0)",
+            "INSERT INTO releases (id, project_id, version, released_on) "
+            "VALUES (99, 1, 'x', '2024-01-01')",
+        ):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                reader.execute(statement)
+
+
+def dbhub_dsn(config: Path) -> str:
+    line = next(line for line in config.read_text().splitlines() if line.startswith("dsn = "))
+    return str(json.loads(line.removeprefix("dsn = ")))
