@@ -109,6 +109,18 @@ async def test_a_job_cancelling_itself_fails_its_response(client: AsyncOpenAI) -
     assert (done.error.code, done.error.message) == ("server_error", "Internal server error")
 
 
+async def test_graph_adapters_judge_the_request_at_submission(client: AsyncOpenAI) -> None:
+    """A context_factory's InvalidRequestError rejects a background request as it would a
+    foreground one, rather than queueing it to fail later as a server error."""
+    with pytest.raises(openai.BadRequestError) as caught:
+        await client.responses.create(model="needs-tenant-background", input="x", background=True)
+    assert (caught.value.code, caught.value.param) == ("tenant_required", "metadata.tenant")
+    queued = await client.responses.create(
+        model="needs-tenant-background", input="x", background=True, metadata={"tenant": "t"}
+    )
+    assert (await poll(client, queued.id)).status == "completed"
+
+
 async def test_not_found_cases(client: AsyncOpenAI) -> None:
     foreground = await client.responses.create(model="scripted", input="x")
     for response_id in ("resp_unknown", foreground.id):
@@ -275,4 +287,11 @@ async def test_the_embedded_engine_forgets_ended_responses_after_retention(
             await client.responses.retrieve(old.id)
         # Retention counts from the end: a Response still running is kept.
         assert (await client.responses.retrieve(running.id)).status in {"queued", "in_progress"}
+        # A key that outlived its pruned Response names nothing: the retry starts a new run.
+        key = {"Idempotency-Key": "outlived"}
+        first = await client.responses.create(**body, extra_headers=key)
+        assert (await poll(client, first.id)).status == "completed"
+        await asyncio.sleep(0.6)
+        retried = await client.responses.create(**body, extra_headers=key)
+        assert retried.id != first.id
         await app.state.lgos.aclose()

@@ -348,3 +348,41 @@ async def test_graphs_get_the_store(client: AsyncOpenAI) -> None:
     assert noted.output_text == f"noted {note}"
     listed = await client.responses.create(model="notes", input="list")
     assert note in listed.output_text.split(" | ")
+
+
+@pytest.mark.parametrize("background", [False, True])
+async def test_a_first_run_longer_than_the_lease_pauses(
+    tmp_path: Any, offline_model: Any, background: bool
+) -> None:
+    """The lease of a new run is renewed while it works, as a resume's is: a first run that
+    outlasts lease_ttl still checkpoints its pause (foreground and background alike)."""
+    from lgos import LGOSSettings, create_app
+
+    from tests.support.graphs import create_registry
+
+    app = create_app(create_registry(), LGOSSettings(state_dir=tmp_path, lease_ttl=0.5))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://lgos.test") as http:
+        client = sdk_client("http://lgos.test/v1", http)
+        body: dict[str, Any] = {
+            "model": "slow-before-interrupt",
+            "input": "go",
+            "metadata": {"lgos_settings": json.dumps({"seconds": 1.5})},
+        }
+        response = await client.responses.create(**body, background=background)
+        for _ in range(100):
+            if response.status not in ("queued", "in_progress"):
+                break
+            await asyncio.sleep(0.1)
+            response = await client.responses.retrieve(response.id)
+        assert response.status == "completed", response.error
+        [call] = response.output
+        assert call.type == "function_call" and call.name == "lgos_interrupt"
+        resumed = await client.responses.create(
+            model="slow-before-interrupt",
+            previous_response_id=response.id,
+            input=[answer(call, "yes")],
+            metadata={"lgos_settings": json.dumps({"seconds": 0})},
+        )
+        assert resumed.output_text == "approved: yes"
+        await app.state.lgos.aclose()

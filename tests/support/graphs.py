@@ -375,6 +375,24 @@ def slow_after_resume_graph() -> Any:
     return builder.compile()
 
 
+def slow_before_interrupt_graph() -> Any:
+    """Works for ``seconds`` (longer than a short lease), then asks once, then answers."""
+
+    async def work(state: MessagesState, runtime: Runtime[SlowInterruptSettings]) -> dict[str, Any]:
+        await asyncio.sleep((runtime.context or SlowInterruptSettings()).seconds)
+        return {}
+
+    def ask(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [AIMessage(content=f"approved: {interrupt({'question': 'go?'})}")]}
+
+    builder = StateGraph(MessagesState, context_schema=SlowInterruptSettings)
+    builder.add_node("work", work)
+    builder.add_node("ask", ask)
+    builder.add_edge(START, "work")
+    builder.add_edge("work", "ask")
+    return builder.compile()
+
+
 def notes_graph() -> Any:
     """Keeps notes in the deployment's LangGraph Store: 'remember X' adds, anything else lists."""
 
@@ -484,6 +502,12 @@ def create_registry() -> GraphRegistry:
             features=frozenset({GraphFeature.INTERRUPTS}),
             client_settings=SlowInterruptSettings,
         ),
+        "slow-before-interrupt": GraphConfig(
+            graph=slow_before_interrupt_graph,
+            description="Works for a while, then asks; background.",
+            features=frozenset({GraphFeature.INTERRUPTS, GraphFeature.BACKGROUND}),
+            client_settings=SlowInterruptSettings,
+        ),
         "tool-runner": GraphConfig(
             graph=server_tool_graph,
             description="Runs selected server tools.",
@@ -506,6 +530,12 @@ def create_registry() -> GraphRegistry:
             graph=scripted_graph,
             description="Its context factory needs metadata.tenant.",
             context_factory=_tenant_context,
+        ),
+        "needs-tenant-background": GraphConfig(
+            graph=scripted_graph,
+            description="Its context factory needs metadata.tenant; background.",
+            context_factory=_tenant_context,
+            features=frozenset({GraphFeature.BACKGROUND}),
         ),
     }
     for name, config in tests.items():

@@ -83,7 +83,13 @@ class InProcessBackend:
             self._prune()
             if idempotency is not None:
                 existing = self._keys.get((idempotency.scope, idempotency.key))
-                if existing is not None and existing[2] > time.monotonic():
+                # A key can outlive its Response (retention shorter than the key TTL): it then
+                # names nothing, as an expired key, and the request starts a new run.
+                if (
+                    existing is not None
+                    and existing[2] > time.monotonic()
+                    and existing[0] in self._records
+                ):
                     response_id, request_hash, _ = existing
                     if request_hash != idempotency.request_hash:
                         raise IdempotencyKeyReusedError(idempotency.key)

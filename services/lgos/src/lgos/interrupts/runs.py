@@ -109,8 +109,9 @@ class InterruptService:
         lease = await self.coordinator.acquire(key)
         if lease is None:  # a fresh random key: only a broken coordinator gets here
             raise RuntimeError("could not lease a new interrupt run")
-        return InterruptRun(
-            run_id, key, lease, self._bind(graph, lease), paused_response_id(run_id)
+        # Renewed while it works, like a resume: a first run may well outlast the lease TTL.
+        return self._keep_alive(
+            InterruptRun(run_id, key, lease, self._bind(graph, lease), paused_response_id(run_id))
         )
 
     async def resume(

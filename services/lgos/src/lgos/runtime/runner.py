@@ -92,6 +92,19 @@ class GraphRunner:
         """Serve the graph with the deployment's LangGraph Store (application data)."""
         self.graph = self.graph.copy(update={"store": store})
 
+    def validate(self, request: GraphRequest, *, resuming: bool = False) -> None:
+        """Apply the graph's adapters for their errors only: a background request is judged at
+        submission, as in the foreground, although it runs later (a resume's input is the answer
+        to the pause, which no adapter converts)."""
+        if not resuming:
+            self._to_input(request)
+        self._context(request)
+
+    def _context(self, request: GraphRequest) -> Any:
+        if self.config.context_factory is not None:
+            return self.config.context_factory(request, request.settings)
+        return request.settings
+
     def prepare(
         self,
         request: GraphRequest,
@@ -106,10 +119,7 @@ class GraphRunner:
         Interrupt runs pass their checkpointed graph copy, thread and resume command.
         """
         graph_input = command if command is not None else self._to_input(request)
-        if self.config.context_factory is not None:
-            context = self.config.context_factory(request, request.settings)
-        else:
-            context = request.settings
+        context = self._context(request)
         observer = RunObserver()
         metadata: dict[str, Any] = {"lgos_model": self.model}
         if request.conversation_id is not None:

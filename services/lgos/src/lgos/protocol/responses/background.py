@@ -76,9 +76,10 @@ async def create_background(
     decoded: DecodedResponsesRequest,
     body: dict[str, Any],
 ) -> Snapshot:
+    resume = decoded.resume
+    runner.validate(decoded.graph_request, resuming=resume is not None)
     scope = state.scope_resolver(request)
     idempotency = idempotency_of(request, scope, body)
-    resume = decoded.resume
     run_id: UUID | None = None
     if GraphFeature.INTERRUPTS in runner.config.features:
         # Background runs choose their run id (and so their Response id) at submission.
