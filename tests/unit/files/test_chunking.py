@@ -55,6 +55,8 @@ def test_strategy_parsing() -> None:
         {"type": "static"},
         {"type": "static", "static": {"max_chunk_size_tokens": 99, "chunk_overlap_tokens": 0}},
         {"type": "static", "static": {"max_chunk_size_tokens": 200, "chunk_overlap_tokens": 101}},
+        {"type": "static", "static": {"max_chunk_size_tokens": 800, "chunk_overlap_tokens": True}},
+        {"type": "static", "static": {"max_chunk_size_tokens": True, "chunk_overlap_tokens": 0}},
     ):
         with pytest.raises(InvalidRequestError):
             parse_strategy(bad)

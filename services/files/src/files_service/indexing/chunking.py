@@ -50,12 +50,13 @@ def parse_strategy(value: object) -> ChunkingStrategy:
     if not isinstance(static, dict):
         raise InvalidRequestError("static chunking needs 'static'.", param="chunking_strategy")
     size, overlap = static.get("max_chunk_size_tokens"), static.get("chunk_overlap_tokens")
-    if not isinstance(size, int) or not 100 <= size <= 4096:
+    # bool is an int subclass: `true` is not a token count.
+    if not isinstance(size, int) or isinstance(size, bool) or not 100 <= size <= 4096:
         raise InvalidRequestError(
             "max_chunk_size_tokens must be an integer from 100 to 4096.",
             param="chunking_strategy.static.max_chunk_size_tokens",
         )
-    if not isinstance(overlap, int) or not 0 <= overlap <= size // 2:
+    if not isinstance(overlap, int) or isinstance(overlap, bool) or not 0 <= overlap <= size // 2:
         raise InvalidRequestError(
             "chunk_overlap_tokens must be an integer from 0 to half of max_chunk_size_tokens.",
             param="chunking_strategy.static.chunk_overlap_tokens",

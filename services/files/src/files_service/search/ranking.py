@@ -3,8 +3,8 @@
 Full-text matching ORs the query's lexemes (plainto_tsquery would AND them, and a natural question
 rarely has every word in one chunk); ``ts_rank_cd`` with normalisation 32 maps rank into [0, 1).
 With embeddings, the score is mostly semantic similarity with full-text as a tie-breaker, so exact
-term matches still lift a chunk; chunks indexed before embeddings were configured stay findable
-by their words.
+term matches still lift a chunk; chunks indexed before embeddings were configured, or by a model
+of another dimension, stay findable by their words (comparing vectors of two sizes is an error).
 """
 
 from __future__ import annotations
@@ -35,13 +35,14 @@ LIMIT %(limit)s
 
 _HYBRID = f"""
 SELECT c.file_id, f.filename, c.text, vf.attributes,
-       %(w)s * coalesce(greatest(0, 1 - (c.embedding <=> %(v)s::vector)), 0)
+       %(w)s * CASE WHEN vector_dims(c.embedding) = %(dims)s
+                    THEN greatest(0, 1 - (c.embedding <=> %(v)s::vector)) ELSE 0 END
          + (1 - %(w)s) * ts_rank_cd(c.tsv, {_QUERY}, 32) AS score
 FROM chunks c
 JOIN vector_store_files vf USING (vector_store_id, file_id)
 JOIN files f ON f.id = c.file_id
 WHERE c.vector_store_id = %(store)s AND {_LIVE}
-  AND (c.embedding IS NOT NULL OR c.tsv @@ {_QUERY})
+  AND (vector_dims(c.embedding) = %(dims)s OR c.tsv @@ {_QUERY})
 ORDER BY score DESC, c.file_id, c.idx
 LIMIT %(limit)s
 """
@@ -76,7 +77,11 @@ async def search(
 ) -> list[Hit]:
     params: dict[str, Any] = {"q": query, "store": store_id, "limit": limit}
     if query_vector is not None:
-        params |= {"v": vector_literal(query_vector), "w": SEMANTIC_WEIGHT}
+        params |= {
+            "v": vector_literal(query_vector),
+            "w": SEMANTIC_WEIGHT,
+            "dims": len(query_vector),
+        }
     async with pool.connection() as conn:
         cursor = await conn.execute(_HYBRID if query_vector is not None else _FULL_TEXT, params)
         rows = await cursor.fetchall()
