@@ -7,12 +7,11 @@ import json
 import uuid
 from typing import Any
 
-import httpx
 import openai
 import pytest
 from openai import AsyncOpenAI
-from starlette.requests import Request
 
+from tests.support.clients import embedded_lgos, tenant_header
 from tests.support.graphs import SCRIPTED_TEXT, SECRET
 
 pytestmark = pytest.mark.asyncio
@@ -219,20 +218,8 @@ async def test_in_progress_snapshots_show_the_partial_answer(client: AsyncOpenAI
 
 
 async def test_other_scopes_see_nothing(tmp_path: Any, offline_model: Any) -> None:
-    from lgos import LGOSSettings, create_app
-
-    from tests.support.clients import sdk_client
-    from tests.support.graphs import create_registry
-
-    def tenant(request: Request) -> str:
-        # Stands for authenticated state; never caller metadata in a real deployment.
-        return request.headers.get("x-test-tenant", "none")
-
-    app = create_app(create_registry(), LGOSSettings(state_dir=tmp_path), scope_resolver=tenant)
     a, b = {"x-test-tenant": "a"}, {"x-test-tenant": "b"}
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://lgos.test") as http:
-        client = sdk_client("http://lgos.test/v1", http)
+    async with embedded_lgos(tmp_path, scope_resolver=tenant_header) as client:
         body: dict[str, Any] = {
             "model": "slow-background",
             "input": "mine",
@@ -254,24 +241,15 @@ async def test_other_scopes_see_nothing(tmp_path: Any, offline_model: Any) -> No
         theirs = await client.responses.create(**body, extra_headers={**b, **key})
         assert theirs.id != mine.id
         assert (await poll(client.with_options(default_headers=a), mine.id)).status == "completed"
-        await app.state.lgos.aclose()
 
 
 async def test_the_embedded_engine_forgets_ended_responses_after_retention(
     tmp_path: Any, offline_model: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from lgos import LGOSSettings, create_app
     from lgos.background import inprocess
 
-    from tests.support.clients import sdk_client
-    from tests.support.graphs import create_registry
-
     monkeypatch.setattr(inprocess, "PRUNE_INTERVAL", 0.0)
-    settings = LGOSSettings(state_dir=tmp_path, background_retention=0.5)
-    app = create_app(create_registry(), settings)
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://lgos.test") as http:
-        client = sdk_client("http://lgos.test/v1", http)
+    async with embedded_lgos(tmp_path, background_retention=0.5) as client:
         body: dict[str, Any] = {
             "model": "slow-background",
             "input": "old",
@@ -294,4 +272,3 @@ async def test_the_embedded_engine_forgets_ended_responses_after_retention(
         await asyncio.sleep(0.6)
         retried = await client.responses.create(**body, extra_headers=key)
         assert retried.id != first.id
-        await app.state.lgos.aclose()

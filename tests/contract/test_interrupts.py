@@ -17,9 +17,8 @@ from lgos.interrupts.ids import run_id_of
 from lgos.interrupts.keys import SHARED_SCOPE, thread_key
 from lgos.interrupts.sweep import delete_expired_interrupt_runs
 from openai import AsyncOpenAI
-from starlette.requests import Request
 
-from tests.support.clients import sdk_client
+from tests.support.clients import embedded_lgos, sdk_client, tenant_header
 
 pytestmark = pytest.mark.asyncio
 MODEL = "interruptible-approval"
@@ -317,18 +316,7 @@ async def test_completed_runs_leave_no_checkpoint_and_sweep_expires_paused_ones(
 
 
 async def test_scopes_are_isolated(tmp_path: Any, offline_model: Any) -> None:
-    from lgos import LGOSSettings, create_app
-
-    from tests.support.graphs import create_registry
-
-    def tenant(request: Request) -> str:
-        # Stands for authenticated state; never caller metadata in a real deployment.
-        return request.headers.get("x-test-tenant", "none")
-
-    app = create_app(create_registry(), LGOSSettings(state_dir=tmp_path), scope_resolver=tenant)
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://lgos.test") as http:
-        client = sdk_client("http://lgos.test/v1", http)
+    async with embedded_lgos(tmp_path, scope_resolver=tenant_header) as client:
         paused = await pause(client, extra_headers={"x-test-tenant": "a"})
         resume = {
             "model": MODEL,
@@ -339,7 +327,6 @@ async def test_scopes_are_isolated(tmp_path: Any, offline_model: Any) -> None:
             await client.responses.create(**resume, extra_headers={"x-test-tenant": "b"})
         done = await client.responses.create(**resume, extra_headers={"x-test-tenant": "a"})
         assert done.output_text.startswith("Decision: approved.")
-        await app.state.lgos.interrupts.aclose()
 
 
 async def test_graphs_get_the_store(client: AsyncOpenAI) -> None:
@@ -356,14 +343,7 @@ async def test_a_first_run_longer_than_the_lease_pauses(
 ) -> None:
     """The lease of a new run is renewed while it works, as a resume's is: a first run that
     outlasts lease_ttl still checkpoints its pause (foreground and background alike)."""
-    from lgos import LGOSSettings, create_app
-
-    from tests.support.graphs import create_registry
-
-    app = create_app(create_registry(), LGOSSettings(state_dir=tmp_path, lease_ttl=0.5))
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://lgos.test") as http:
-        client = sdk_client("http://lgos.test/v1", http)
+    async with embedded_lgos(tmp_path, lease_ttl=0.5) as client:
         body: dict[str, Any] = {
             "model": "slow-before-interrupt",
             "input": "go",
@@ -385,4 +365,3 @@ async def test_a_first_run_longer_than_the_lease_pauses(
             metadata={"lgos_settings": json.dumps({"seconds": 0})},
         )
         assert resumed.output_text == "approved: yes"
-        await app.state.lgos.aclose()

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
 import httpx
+from lgos.interrupts.keys import ScopeResolver, shared_scope
 from openai import AsyncOpenAI
+from starlette.requests import Request
 
 
 def sdk_client(
@@ -16,3 +23,28 @@ def sdk_client(
         max_retries=0,
         _strict_response_validation=True,
     )
+
+
+def tenant_header(request: Request) -> str:
+    """A scope resolver for tests. It stands for authenticated state: a real deployment never
+    takes the scope from what the caller sends."""
+    return request.headers.get("x-test-tenant", "none")
+
+
+@asynccontextmanager
+async def embedded_lgos(
+    state_dir: Path, *, scope_resolver: ScopeResolver = shared_scope, **settings: Any
+) -> AsyncIterator[AsyncOpenAI]:
+    """The SDK against an in-process LGOS serving the test graphs with these settings."""
+    from lgos import LGOSSettings, create_app
+
+    from tests.support.graphs import create_registry
+
+    settled = LGOSSettings(state_dir=state_dir, **settings)
+    app = create_app(create_registry(), settled, scope_resolver=scope_resolver)
+    transport = httpx.ASGITransport(app=app)
+    try:
+        async with httpx.AsyncClient(transport=transport, base_url="http://lgos.test") as http:
+            yield sdk_client("http://lgos.test/v1", http)
+    finally:
+        await app.state.lgos.aclose()
