@@ -20,7 +20,7 @@ async def test_list_models_is_light_and_standard(client: AsyncOpenAI) -> None:
     lgos = simple.model_extra["lgos"]
     assert lgos == {
         "description": "Streams responses with configurable history and audience.",
-        "features": [],
+        "features": ["mcp_tools"],
         "server_tools": [],
         "client_tools": [],
     }
@@ -29,6 +29,7 @@ async def test_list_models_is_light_and_standard(client: AsyncOpenAI) -> None:
     assert echo["server_tools"] == ["package_version", "web_search"]
     assert echo["client_tools"] == ["display_file"]
     assert models["interrupts"].model_extra["lgos"]["features"] == ["interrupts"]
+    assert models["status-events"].model_extra["lgos"]["features"] == ["client_events"]
 
 
 async def test_retrieve_model_has_complete_extension(client: AsyncOpenAI) -> None:
@@ -44,7 +45,7 @@ async def test_retrieve_model_has_complete_extension(client: AsyncOpenAI) -> Non
 
 
 async def test_retrieve_model_without_settings_still_has_extension(client: AsyncOpenAI) -> None:
-    lgos = (await client.models.retrieve("status-events")).model_extra["lgos"]
+    lgos = (await client.models.retrieve("scripted")).model_extra["lgos"]
     assert lgos["features"] == [] and lgos["server_tools"] == [] and lgos["client_tools"] == []
     assert lgos["client_settings"]["defaults"] == {}
     assert lgos["client_settings"]["json_schema"]["properties"] == {}

@@ -47,5 +47,5 @@ def build() -> Pregel[Any, Any, Any, Any]:
 CONFIG = GraphConfig(
     graph=build,
     description="Writes a multi-step report; run it with background=true and poll.",
-    features=frozenset({GraphFeature.BACKGROUND}),
+    features=frozenset({GraphFeature.BACKGROUND, GraphFeature.CLIENT_EVENTS}),
 )

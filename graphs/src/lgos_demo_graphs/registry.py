@@ -5,6 +5,7 @@ from __future__ import annotations
 from lgos import GraphRegistry
 
 from lgos_demo_graphs import (
+    advanced,
     background_report,
     citation_events,
     interruptible_approval,
@@ -25,5 +26,6 @@ def create_registry() -> GraphRegistry:
             "server-tools": server_tools.CONFIG,
             "interruptible-approval": interruptible_approval.CONFIG,
             "background-report": background_report.CONFIG,
+            "advanced-graph": advanced.CONFIG,
         }
     )

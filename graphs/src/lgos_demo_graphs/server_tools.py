@@ -19,7 +19,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.pregel import Pregel
 from langgraph.runtime import Runtime
-from lgos import ClientSettings, GraphConfig, GraphRequest, status_event
+from lgos import ClientSettings, GraphConfig, GraphFeature, GraphRequest, status_event
 
 from lgos_demo_graphs.citations import cite_exact_urls
 from lgos_demo_graphs.client_tools import langchain_tool_choice
@@ -119,6 +119,7 @@ def build() -> Pregel[Any, Any, Any, Any]:
 CONFIG = GraphConfig(
     graph=build,
     description="Runs the selected server tools (package_version, web_search) and cites sources.",
+    features=frozenset({GraphFeature.CLIENT_EVENTS}),
     server_tools=sorted(TOOLS),
     context_factory=server_tools_context,
 )

@@ -10,7 +10,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.pregel import Pregel
 from langgraph.runtime import Runtime
-from lgos import ClientSettings, GraphConfig, GraphRequest
+from lgos import ClientSettings, GraphConfig, GraphFeature, GraphRequest
 from pydantic import Field
 
 from lgos_demo_graphs.client_tools import with_client_tools
@@ -71,5 +71,6 @@ CONFIG = GraphConfig(
     graph=build,
     description="Streams responses with configurable history and audience.",
     client_settings=SimpleSettings,
+    features=frozenset({GraphFeature.MCP_TOOLS}),
     context_factory=simple_context,
 )

@@ -6,7 +6,7 @@ from typing import Any
 
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.pregel import Pregel
-from lgos import GraphConfig, status_event
+from lgos import GraphConfig, GraphFeature, status_event
 
 from lgos_demo_graphs.model import chat_model
 
@@ -38,4 +38,5 @@ def build() -> Pregel[Any, Any, Any, Any]:
 CONFIG = GraphConfig(
     graph=build,
     description="Publishes two progress statuses, then streams an answer.",
+    features=frozenset({GraphFeature.CLIENT_EVENTS}),
 )

@@ -26,6 +26,12 @@ class GraphFeature(StrEnum):
     """The graph may pause at LangGraph ``interrupt()``; resumable only through Responses."""
     BACKGROUND = "background"
     """The graph accepts ``background=true`` Responses (polling-only)."""
+    CLIENT_EVENTS = "client_events"
+    """The graph publishes ``status_event()`` progress: streaming Responses show commentary."""
+    FILE_INPUTS = "file_inputs"
+    """The graph reads ``input_file`` attachments (Files API ids) from user messages."""
+    MCP_TOOLS = "mcp_tools"
+    """The graph calls client functions, so clients may attach their gateway's MCP tools."""
 
 
 class ClientSettings(BaseModel):

@@ -15,6 +15,7 @@ from starlette.responses import Response
 from offline_model.answer import MODEL_NAME, compose_answer, count_tokens, tokenize
 from offline_model.http import error, json_response, paced, truncate
 from offline_model.prompts import input_tokens, responses_prompt
+from offline_model.structured import json_schema_of, structured_answer
 from offline_model.tools import PlannedCall, plan_calls, responses_tools
 
 router = APIRouter()
@@ -59,11 +60,13 @@ async def responses(request: Request) -> Response:
         return error("Missing required parameter: 'input'.", "input")
     prompt = responses_prompt(body)
     calls = plan_calls(prompt, responses_tools(body.get("tools")), body.get("tool_choice"))
-    tokens, truncated = (
-        ([], False)
-        if calls
-        else truncate(tokenize(compose_answer(prompt)), body.get("max_output_tokens"))
+    schema = json_schema_of(body)
+    answer = (
+        compose_answer(prompt)
+        if schema is None
+        else orjson.dumps(structured_answer(schema, prompt)).decode()
     )
+    tokens, truncated = ([], False) if calls else truncate(tokenize(answer), body.get("max_output_tokens"))
     prompt_tokens = count_tokens(input_tokens(prompt))
     output_tokens = len(tokens) + sum(count_tokens([c.payload]) for c in calls)
     usage = {
@@ -100,6 +103,7 @@ async def responses(request: Request) -> Response:
             "parallel_tool_calls": True,
             "tool_choice": body.get("tool_choice") or "auto",
             "tools": body.get("tools") or [],
+            **({"text": body["text"]} if schema is not None else {}),
             "usage": usage if done else None,
         }
 

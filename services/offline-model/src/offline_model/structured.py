@@ -1,0 +1,103 @@
+"""Deterministic structured output: JSON that fits a requested ``json_schema``.
+
+Values are filled from the schema and the prompt by fixed rules, so callers can see what reached
+the model:
+
+- a string ``enum`` holding the intents ``chat``/``research``/``save``/``research_and_save`` gets
+  the latest user message classified by keywords ("search", "find", "look up" ask for research;
+  "remember", "save", "note this" ask for a save; both give ``research_and_save``);
+- ``markdown`` gets a Markdown note: a title, the note text of the first user message (what
+  follows its first colon, else all of it), each later user message as a revision line, and
+  the stand-in label;
+- ``title`` gets the first words of that note text;
+- any other enum gets its first value, strings the latest user message, numbers 0, booleans
+  false, arrays [], objects their properties filled the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from offline_model.answer import LABEL, Prompt
+
+INTENTS = frozenset({"chat", "research", "save", "research_and_save"})
+_RESEARCH = re.compile(r"\b(search|find|look\s+(it\s+)?up|lookup|research)\b", re.IGNORECASE)
+_SAVE = re.compile(
+    r"\b(remember|save|note\s+(this|that|down)|(make|take|keep)\s+a\s+note)\b", re.IGNORECASE
+)
+_TITLE_WORDS = 8
+
+
+def classify(text: str) -> str:
+    research = bool(_RESEARCH.search(text))
+    save = bool(_SAVE.search(text))
+    if research and save:
+        return "research_and_save"
+    if save:
+        return "save"
+    return "research" if research else "chat"
+
+
+def note_text(prompt: Prompt) -> str:
+    request = prompt.user[0] if prompt.user else ""
+    _, colon, after = request.partition(":")
+    return (after if colon and after.strip() else request).strip()
+
+
+def note_title(prompt: Prompt) -> str:
+    words = note_text(prompt).split()
+    title = " ".join(words[:_TITLE_WORDS]).rstrip(".,;:!?")
+    return title or "Note"
+
+
+def note_markdown(prompt: Prompt) -> str:
+    lines = [f"# {note_title(prompt)}", "", note_text(prompt)]
+    revisions = [text.strip() for text in prompt.user[1:] if text.strip()]
+    if revisions:
+        lines += ["", *(f"- Revision: {text}" for text in revisions)]
+    lines += ["", f"_{LABEL}_", ""]
+    return "\n".join(lines)
+
+
+def _fill(schema: Any, prompt: Prompt, name: str = "") -> Any:
+    if not isinstance(schema, dict):
+        return None
+    enum = schema.get("enum")
+    if isinstance(enum, list) and enum:
+        if INTENTS <= set(enum):
+            return classify(prompt.latest)
+        return enum[0]
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), None)
+    if kind == "object" or "properties" in schema:
+        properties = schema.get("properties") or {}
+        return {key: _fill(value, prompt, key) for key, value in properties.items()}
+    if kind == "array":
+        return []
+    if kind == "boolean":
+        return False
+    if kind in ("integer", "number"):
+        return 0
+    if name == "markdown":
+        return note_markdown(prompt)
+    if name == "title":
+        return note_title(prompt)
+    if "anyOf" in schema:
+        return _fill(next(iter(schema["anyOf"]), None), prompt, name)
+    return prompt.latest
+
+
+def json_schema_of(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The schema a Responses request's ``text.format`` asks for, if it is ``json_schema``."""
+    text = body.get("text")
+    form = text.get("format") if isinstance(text, dict) else None
+    if isinstance(form, dict) and form.get("type") == "json_schema":
+        schema = form.get("schema")
+        return schema if isinstance(schema, dict) else {}
+    return None
+
+
+def structured_answer(schema: dict[str, Any], prompt: Prompt) -> Any:
+    return _fill(schema, prompt)
