@@ -20,7 +20,7 @@ import orjson
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.pregel import Pregel
-from langgraph.types import Command
+from langgraph.types import Command, PregelTask, StateSnapshot
 
 from lgos.errors import InvalidRequestError
 from lgos.interrupts.coordinator import Lease, RunCoordinator
@@ -150,10 +150,14 @@ class InterruptService:
         return self._keep_alive(run)
 
     async def pending(self, run: InterruptRun) -> dict[str, tuple[str, Any]]:
-        """Pending interrupt id → (task id, payload), read from the durable checkpoint."""
-        snapshot = await run.graph.aget_state(run.config)
+        """Pending interrupt id → (task id, payload), read from the durable checkpoint.
+
+        The task is the innermost one that asked: a subgraph that loops back to ask again does
+        so from a new node invocation, although its task in the root graph stays the same.
+        """
+        snapshot = await run.graph.aget_state(run.config, subgraphs=True)
         return {
-            interrupt.id: (task.id, interrupt.value)
+            interrupt.id: (_asking_task(task), interrupt.value)
             for task in snapshot.tasks
             for interrupt in task.interrupts
         }
@@ -200,3 +204,11 @@ class InterruptService:
                 await delete_quietly(self.saver, run.thread_id)
         finally:
             await self.coordinator.release(run.lease)
+
+
+def _asking_task(task: PregelTask) -> str:
+    if isinstance(task.state, StateSnapshot):
+        for inner in task.state.tasks:
+            if inner.interrupts:
+                return _asking_task(inner)
+    return task.id

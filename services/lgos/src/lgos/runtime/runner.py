@@ -183,9 +183,18 @@ class GraphRunner:
         final_state: Any = None
         # Interrupt runs store state only when the invocation pauses or finishes.
         durability: Durability | None = "exit" if plan.finish is not None else None
-        async for mode, data in plan.graph.astream(
-            plan.input, plan.config, context=plan.context, stream_mode=modes, durability=durability
+        # subgraphs=True: statuses and answer tokens of nodes inside subgraphs reach the client;
+        # nested updates and values stay private (only the root graph's count).
+        async for namespace, mode, data in plan.graph.astream(
+            plan.input,
+            plan.config,
+            context=plan.context,
+            stream_mode=modes,
+            durability=durability,
+            subgraphs=True,
         ):
+            if namespace and mode not in ("messages", "custom"):
+                continue
             if mode == "messages":
                 chunk = data[0]
                 if isinstance(chunk, AIMessage) and chunk.id not in private_ids:
