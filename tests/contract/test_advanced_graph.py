@@ -182,7 +182,9 @@ async def test_attaching_a_file_does_not_add_it_to_knowledge(
     client: AsyncOpenAI, files: AsyncOpenAI, knowledge: tuple[str, str]
 ) -> None:
     before = await store_file_ids(files, knowledge[0])
-    uploaded = await files.files.create(file=("private.txt", b"PRIVATE_TEXT_42"), purpose="user_data")
+    uploaded = await files.files.create(
+        file=("private.txt", b"PRIVATE_TEXT_42"), purpose="user_data"
+    )
     try:
         attached = [
             {"type": "input_text", "text": "Search the web for LangGraph interrupts."},
@@ -301,10 +303,16 @@ async def test_streaming_commentary_comes_before_the_final_answer(client: AsyncO
     assert commentary(events) == ["Choosing sources", "Searching the web"]
     kinds = [e.type for e in events]
     final = next(
-        e.item.id for e in events if e.type == "response.output_item.added" and e.item.type == "message" and e.item.phase == "final_answer"
+        e.item.id
+        for e in events
+        if e.type == "response.output_item.added"
+        and e.item.type == "message"
+        and e.item.phase == "final_answer"
     )
     first_delta = next(
-        i for i, e in enumerate(events) if e.type == "response.output_text.delta" and e.item_id == final
+        i
+        for i, e in enumerate(events)
+        if e.type == "response.output_text.delta" and e.item_id == final
     )
     last_commentary = max(
         i
@@ -357,7 +365,9 @@ async def test_feedback_redrafts_under_the_same_identity_then_one_file(
     first = await respond(client, "Save a note: deploys happen on Tuesdays.")
     draft = review_payload(first)
     second = await respond(
-        client, answer_review(first, "Also mention the freeze in December."), previous_response_id=first.id
+        client,
+        answer_review(first, "Also mention the freeze in December."),
+        previous_response_id=first.id,
     )
     redraft = review_payload(second)
     assert second.id != first.id
@@ -377,7 +387,9 @@ async def test_feedback_redrafts_under_the_same_identity_then_one_file(
 async def test_reject_uploads_nothing(client: AsyncOpenAI, files: AsyncOpenAI) -> None:
     before = [f.id async for f in files.files.list()]
     pending = await respond(client, "Remember this: the staging password rotates weekly.")
-    rejected = await respond(client, answer_review(pending, "reject"), previous_response_id=pending.id)
+    rejected = await respond(
+        client, answer_review(pending, "reject"), previous_response_id=pending.id
+    )
     assert rejected.output_text == "Rejected: the note was not saved, and nothing was stored."
     assert [f.id async for f in files.files.list()] == before
     with pytest.raises(openai.ConflictError):  # the run is finished: no second answer
@@ -442,5 +454,3 @@ async def test_without_knowledge_chat_files_search_and_tools_work_and_save_store
     assert [item.type for item in saved.output] == ["message"]  # no review: nothing can be stored
     assert saved.output_text.startswith("Nothing was stored")
     assert [f.id async for f in files.files.list()] == before
-
-

@@ -101,7 +101,9 @@ def review_payload(response: Any) -> dict[str, Any]:
 
 
 def answer_review(response: Any, output: str) -> list[dict[str, Any]]:
-    return [{"type": "function_call_output", "call_id": review_call(response).call_id, "output": output}]
+    return [
+        {"type": "function_call_output", "call_id": review_call(response).call_id, "output": output}
+    ]
 
 
 CALCULATE_SUM = {

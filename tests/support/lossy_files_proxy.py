@@ -49,9 +49,7 @@ def create_app(upstream: str, lose_uploads: int) -> FastAPI:
                 counts["lost"] += 1
                 message = {"error": {"message": "upstream response lost", "type": "server_error"}}
                 return JSONResponse(message, status_code=502)
-        kept = {
-            k: v for k, v in upstream_response.headers.items() if k.lower() not in _HOP_HEADERS
-        }
+        kept = {k: v for k, v in upstream_response.headers.items() if k.lower() not in _HOP_HEADERS}
         kept.pop("content-encoding", None)
         return Response(upstream_response.content, upstream_response.status_code, kept)
 

@@ -6,15 +6,15 @@ functions are bound unless ``tool_choice="none"``; Web results are cited by exac
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import openai
-from langchain_core.messages import AnyMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from lgos_demo_graphs.advanced import prompts
-from lgos_demo_graphs.advanced.context import AdvancedContext
+from lgos_demo_graphs.advanced.context import AdvancedContext, AdvancedNode
 from lgos_demo_graphs.advanced.knowledge import FileReader
 from lgos_demo_graphs.advanced.research import evidence_messages, has_evidence
 from lgos_demo_graphs.advanced.services import Services
@@ -59,7 +59,7 @@ async def resolve_attachments(
 
 def make_answer(
     services: Services,
-) -> Callable[[AdvancedState, Runtime[AdvancedContext]], Awaitable[dict[str, Any]]]:
+) -> AdvancedNode:
     async def answer(state: AdvancedState, runtime: Runtime[AdvancedContext]) -> dict[str, Any]:
         context = runtime.context or AdvancedContext()
         messages: list[AnyMessage] = state.get("messages", [])
@@ -77,6 +77,8 @@ def make_answer(
             messages, services.files, services.settings.max_attachment_chars
         )
         reply = await model.ainvoke([*system, *prompt])
+        if not isinstance(reply, AIMessage):
+            raise TypeError(f"the answer model returned {type(reply).__name__}, not an AIMessage")
         sources = [
             source
             for message in evidence_messages(messages)

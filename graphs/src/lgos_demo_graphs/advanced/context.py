@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
+from langgraph.runtime import Runtime
 from lgos import ClientSettings, GraphRequest
+
+from lgos_demo_graphs.advanced.state import AdvancedState
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +23,7 @@ class AdvancedContext:
     @property
     def disabled(self) -> bool:
         """``tool_choice="none"``: no client functions and neither search."""
-        return self.tool_choice == "none"
+        return bool(self.tool_choice == "none")
 
     @property
     def web_search(self) -> bool:
@@ -28,4 +31,14 @@ class AdvancedContext:
 
 
 def advanced_context(request: GraphRequest, settings: ClientSettings | None) -> AdvancedContext:
-    return AdvancedContext(tuple(request.tools), request.tool_choice, frozenset(request.server_tools))
+    return AdvancedContext(
+        tuple(request.tools), request.tool_choice, frozenset(request.server_tools)
+    )
+
+
+class AdvancedNode(Protocol):
+    """A root-graph node: reads the state, runs with the request's context."""
+
+    def __call__(
+        self, state: AdvancedState, *, runtime: Runtime[AdvancedContext]
+    ) -> Awaitable[dict[str, Any]]: ...

@@ -38,7 +38,9 @@ def build(services: Services | None = None) -> Pregel[Any, Any, Any, Any]:
     builder.add_node("notebook", build_notebook(services))
     builder.add_node("answer", make_answer(services))
     builder.add_edge(START, "route_intent")
-    builder.add_conditional_edges("route_intent", after_route, ["answer", "research", "notebook", END])
+    builder.add_conditional_edges(
+        "route_intent", after_route, ["answer", "research", "notebook", END]
+    )
     builder.add_conditional_edges("research", after_research, ["answer", "notebook", END])
     builder.add_conditional_edges("notebook", after_notebook, ["answer", END])
     builder.add_edge("answer", END)

@@ -51,8 +51,8 @@ class Knowledge(Protocol):
         """Store the bytes; returns the new file id."""
         ...
 
-    async def index(self, file_id: str, timeout: float) -> IndexStatus:
-        """Attach the file to the knowledge store; wait up to ``timeout`` for its indexing."""
+    async def index(self, file_id: str, wait_seconds: float) -> IndexStatus:
+        """Attach the file to the knowledge store; wait up to ``wait_seconds`` for its indexing."""
         ...
 
 

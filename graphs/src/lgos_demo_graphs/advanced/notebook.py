@@ -83,7 +83,9 @@ async def upload_once(knowledge: Knowledge, receipts: Receipts, note: Note) -> s
         # An upload began and its result was lost: it may have reached the Files service.
         earlier = await knowledge.find_upload(note["filename"], digest)
         if earlier is not None:
-            await receipts.put(note["note_id"], {**receipt, "file_id": earlier, "status": "uploaded"})
+            await receipts.put(
+                note["note_id"], {**receipt, "file_id": earlier, "status": "uploaded"}
+            )
             return earlier
     pending = Receipt(digest=digest, filename=note["filename"], file_id=None, status="uploading")
     await receipts.put(note["note_id"], pending)
@@ -115,10 +117,12 @@ def build_notebook(services: Services) -> Pregel[Any, Any, Any, Any]:
         note_id = note["note_id"] if note else uuid.uuid4().hex
         filename = note["filename"] if note else note_filename(result.title, note_id)
         content = result.markdown if result.markdown.endswith("\n") else result.markdown + "\n"
-        return {"note": Note(note_id=note_id, filename=filename, content=content, revisions=revisions)}
+        return {
+            "note": Note(note_id=note_id, filename=filename, content=content, revisions=revisions)
+        }
 
     def after_draft(state: NotebookState) -> Literal["review", "__end__"]:
-        return END if "note_outcome" in state else "review"
+        return "__end__" if "note_outcome" in state else "review"
 
     def review(state: NotebookState) -> dict[str, Any]:
         note = state["note"]
@@ -143,7 +147,7 @@ def build_notebook(services: Services) -> Pregel[Any, Any, Any, Any]:
         decision = state["decision"]
         if decision == "revise":
             return "draft"
-        return "save" if decision == "approve" else END
+        return "save" if decision == "approve" else "__end__"
 
     async def save(state: NotebookState, runtime: Runtime[AdvancedContext]) -> dict[str, Any]:
         knowledge = services.knowledge()

@@ -11,6 +11,7 @@ import hashlib
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Literal
 
 import openai
 from openai import AsyncOpenAI
@@ -23,7 +24,7 @@ from lgos_demo_graphs.advanced.knowledge import (
 )
 from lgos_demo_graphs.advanced.settings import KnowledgeSettings
 
-NOTE_PURPOSE = "assistants"
+NOTE_PURPOSE: Literal["assistants"] = "assistants"
 _POLL_SECONDS = 0.25
 
 
@@ -110,8 +111,8 @@ class OpenAIKnowledge:
             )
         return created.id
 
-    async def index(self, file_id: str, timeout: float) -> IndexStatus:
-        deadline = time.monotonic() + timeout
+    async def index(self, file_id: str, wait_seconds: float) -> IndexStatus:
+        deadline = time.monotonic() + wait_seconds
         async with _translated():
             attached = await self.stores.vector_stores.files.create(
                 vector_store_id=self.vector_store_id, file_id=file_id

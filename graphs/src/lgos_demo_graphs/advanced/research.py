@@ -43,7 +43,8 @@ def render_hits(hits: list[KnowledgeHit]) -> str:
     if not hits:
         return "No knowledge results."
     return "\n".join(
-        f"[K{i}] {hit.filename} (file id {hit.file_id}): {hit.text}" for i, hit in enumerate(hits, 1)
+        f"[K{i}] {hit.filename} (file id {hit.file_id}): {hit.text}"
+        for i, hit in enumerate(hits, 1)
     )
 
 
@@ -94,7 +95,7 @@ def build_research(services: Services) -> Pregel[Any, Any, Any, Any]:
         return {"messages": [selection], "sources": [c["name"] for c in calls]}
 
     def after_select(state: ResearchState) -> Literal["tools", "__end__"]:
-        return "tools" if state.get("sources") else END
+        return "tools" if state.get("sources") else "__end__"
 
     searches = ToolNode([web_search, knowledge_search])
 
@@ -116,9 +117,7 @@ def build_research(services: Services) -> Pregel[Any, Any, Any, Any]:
 
 def evidence_messages(messages: list[AnyMessage]) -> list[ToolMessage]:
     """This run's search results (replayed earlier searches are not ToolMessages)."""
-    return [
-        m for m in messages if isinstance(m, ToolMessage) and m.name in SOURCE_STATUS
-    ]
+    return [m for m in messages if isinstance(m, ToolMessage) and m.name in SOURCE_STATUS]
 
 
 def has_evidence(messages: list[AnyMessage]) -> bool:

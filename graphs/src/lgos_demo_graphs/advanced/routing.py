@@ -6,16 +6,15 @@ conversation text (attachments as markers, never downloaded) picks one of the fo
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Literal
 
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
-from langgraph.graph import END
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from lgos_demo_graphs.advanced import prompts
-from lgos_demo_graphs.advanced.context import AdvancedContext
+from lgos_demo_graphs.advanced.context import AdvancedContext, AdvancedNode
 from lgos_demo_graphs.advanced.services import Services
 from lgos_demo_graphs.advanced.state import AdvancedState, Intent
 from lgos_demo_graphs.advanced.transcript import ends_with_tool_result, latest_request, recent_turns
@@ -48,7 +47,7 @@ def without_search(intent: Intent) -> Intent:
 
 def make_route_intent(
     services: Services,
-) -> Callable[[AdvancedState, Runtime[AdvancedContext]], Awaitable[dict[str, Any]]]:
+) -> AdvancedNode:
     classifier = services.private_model.with_structured_output(
         Classification, method="json_schema"
     ).with_config(tags=["nostream"], run_name="classify_intent")
@@ -64,7 +63,7 @@ def make_route_intent(
         recent = recent_turns(messages)
         intent = forced_intent(context, state)
         if intent is None:
-            prompt = [SystemMessage(prompts.CLASSIFY)]
+            prompt: list[BaseMessage] = [SystemMessage(prompts.CLASSIFY)]
             if recent:
                 prompt.append(HumanMessage("Earlier conversation:\n" + "\n".join(recent)))
             prompt.append(HumanMessage(request))
@@ -79,7 +78,7 @@ def make_route_intent(
 
 def after_route(state: AdvancedState) -> Literal["answer", "research", "notebook", "__end__"]:
     if "reply" in state:
-        return END
+        return "__end__"
     intent = state["intent"]
     if intent in ("research", "research_and_save"):
         return "research"
@@ -88,10 +87,10 @@ def after_route(state: AdvancedState) -> Literal["answer", "research", "notebook
 
 def after_research(state: AdvancedState) -> Literal["answer", "notebook", "__end__"]:
     if "reply" in state:
-        return END
+        return "__end__"
     return "notebook" if state["intent"] == "research_and_save" else "answer"
 
 
 def after_notebook(state: AdvancedState) -> Literal["answer", "__end__"]:
     """A save alone ends with the notebook's own reply; research and save goes on to answer."""
-    return END if "reply" in state else "answer"
+    return "__end__" if "reply" in state else "answer"

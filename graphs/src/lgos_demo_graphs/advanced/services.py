@@ -30,7 +30,9 @@ def default_services(
 ) -> Services:
     settings = settings or KnowledgeSettings()
     # Responses API upstream, nothing stored there: the conversation belongs to the client.
-    private = chat_model(model_settings, use_responses_api=True, store=False, disable_streaming=True)
+    private = chat_model(
+        model_settings, use_responses_api=True, store=False, disable_streaming=True
+    )
     answer = chat_model(model_settings, use_responses_api=True, store=False)
     adapters: dict[str, OpenAIKnowledge] = {}
 

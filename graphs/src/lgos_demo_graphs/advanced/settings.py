@@ -22,7 +22,8 @@ class KnowledgeSettings(BaseSettings):
         description="OpenAI-compatible Files API: attachments are read and notes uploaded here.",
     )
     files_api_key: SecretStr | None = Field(
-        default=None, description="Bearer key of the Files API (the Files service's FILES_API_KEYS)."
+        default=None,
+        description="Bearer key of the Files API (the Files service's FILES_API_KEYS).",
     )
     vector_store_base_url: str | None = Field(
         default=None, description="OpenAI-compatible vector-store API; empty: files_base_url."
@@ -31,7 +32,8 @@ class KnowledgeSettings(BaseSettings):
         default=None, description="Its bearer key; empty: files_api_key."
     )
     vector_store_id: str | None = Field(
-        default=None, description="The knowledge vector store; unset (and no id file): no knowledge."
+        default=None,
+        description="The knowledge vector store; unset (and no id file): no knowledge.",
     )
     vector_store_id_file: Path | None = Field(
         default=None,

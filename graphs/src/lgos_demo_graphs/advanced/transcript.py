@@ -49,7 +49,9 @@ def recent_turns(messages: Sequence[BaseMessage]) -> list[str]:
         if isinstance(message, HumanMessage | AIMessage):
             text = text_with_markers(message).strip()
             if text:
-                lines.append(f"{'user' if isinstance(message, HumanMessage) else 'assistant'}: {text}")
+                lines.append(
+                    f"{'user' if isinstance(message, HumanMessage) else 'assistant'}: {text}"
+                )
     return lines[-RECENT_TURNS:]
 
 

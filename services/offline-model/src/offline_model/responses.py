@@ -66,7 +66,9 @@ async def responses(request: Request) -> Response:
         if schema is None
         else orjson.dumps(structured_answer(schema, prompt)).decode()
     )
-    tokens, truncated = ([], False) if calls else truncate(tokenize(answer), body.get("max_output_tokens"))
+    tokens, truncated = (
+        ([], False) if calls else truncate(tokenize(answer), body.get("max_output_tokens"))
+    )
     prompt_tokens = count_tokens(input_tokens(prompt))
     output_tokens = len(tokens) + sum(count_tokens([c.payload]) for c in calls)
     usage = {

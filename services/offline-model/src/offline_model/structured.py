@@ -65,7 +65,7 @@ def _fill(schema: Any, prompt: Prompt, name: str = "") -> Any:
         return None
     enum = schema.get("enum")
     if isinstance(enum, list) and enum:
-        if INTENTS <= set(enum):
+        if set(enum) >= INTENTS:
             return classify(prompt.latest)
         return enum[0]
     kind = schema.get("type")
