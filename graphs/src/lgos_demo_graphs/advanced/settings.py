@@ -39,6 +39,10 @@ class KnowledgeSettings(BaseSettings):
         default=None,
         description="A file holding the id, written by the one-shot knowledge job (compose).",
     )
+    vector_store_name: str = Field(
+        default="lgos-knowledge",
+        description="The name the one-shot knowledge job creates (or finds) the store under.",
+    )
     knowledge_max_results: int = Field(default=4, ge=1, le=50)
     knowledge_index_timeout: float = Field(
         default=20.0, gt=0, description="Seconds a save waits for its note to be indexed."
