@@ -234,12 +234,16 @@ def postgres_url(ports: Ports) -> str:
     return f"postgresql://postgres@127.0.0.1:{ports.postgres}/postgres"
 
 
-def run_job(what: str, module: str, *args: str) -> None:
+def run_job(what: str, module: str, *args: str, env: dict[str, str] | None = None) -> None:
     """A one-shot job (``python -m module``) before a component starts, logged to STATE."""
     log = STATE / f"{what}.log"
     with log.open("ab") as out:
         done = subprocess.run(
-            [sys.executable, "-m", module, *args], stdout=out, stderr=subprocess.STDOUT, cwd=ROOT
+            [sys.executable, "-m", module, *args],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env={**os.environ, **(env or {})},
         )
     if done.returncode != 0:
         raise SystemExit(f"{what} failed:\n{log.read_text()[-2000:]}")
@@ -256,6 +260,30 @@ def prepare_mcp_db(component: Component, stack: Stack) -> None:
         "--dbhub-config",
         config,
     )
+
+
+def knowledge_env(ports: Ports) -> dict[str, str]:
+    """advanced-graph's Files service: attachments, note uploads and the knowledge store."""
+    return {
+        "DEMO_API_FILES_BASE_URL": f"http://127.0.0.1:{ports.files}/v1",
+        "DEMO_API_FILES_API_KEY": files_key(),
+    }
+
+
+def prepare_knowledge(component: Component, stack: Stack) -> None:
+    """Create (or find by name) advanced-graph's knowledge vector store; LGOS and its worker
+    get its id. Skipped when DEMO_API_VECTOR_STORE_ID names a store already."""
+    if os.environ.get("DEMO_API_VECTOR_STORE_ID"):
+        return
+    id_file = STATE / "knowledge-vector-store-id"
+    run_job(
+        "knowledge-setup",
+        "lgos_demo_graphs.advanced.knowledge_setup",
+        "--id-file",
+        str(id_file),
+        env=knowledge_env(stack.ports),
+    )
+    stack.env["DEMO_API_VECTOR_STORE_ID"] = id_file.read_text().strip()
 
 
 def sync_gateway_catalog(component: Component, stack: Stack) -> None:
@@ -283,6 +311,7 @@ def components(ports: Ports) -> list[Component]:
         "LGOS_POSTGRES_URI": pg_url,
         "LGOS_REDIS_URL": f"redis://127.0.0.1:{ports.redis}/0",
         "LGOS_BACKGROUND": "distributed",
+        **knowledge_env(ports),
     }
     return [
         Component(
@@ -357,6 +386,7 @@ def components(ports: Ports) -> list[Component]:
             port=ports.lgos,
             args=[sys.executable, "-m", "lgos", "serve", registry, "--port", str(ports.lgos)],
             env=lgos_env,
+            setup=prepare_knowledge,
         ),
         Component(
             name="lgos-worker",
@@ -547,6 +577,10 @@ def up(detach: bool) -> None:
             f"Files service:   http://127.0.0.1:{ports.files}/v1  (key: FILES_API_KEYS, default "
             f"{FILES_DEV_KEY}; local disk under {STATE / 'files'}; MiniLM semantic search)"
         )
+        store = stack.env.get("DEMO_API_VECTOR_STORE_ID") or os.environ.get(
+            "DEMO_API_VECTOR_STORE_ID", "?"
+        )
+        print(f"Knowledge store: {store}  (advanced-graph's reviewed notes, in the Files service)")
         print(f"logs: {STATE}/")
         if detach:
             (STATE / "pids.json").write_text(

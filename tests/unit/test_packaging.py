@@ -6,6 +6,7 @@ linted; both refer only to commands, modules and ports that exist in this reposi
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import shutil
@@ -225,3 +226,19 @@ def test_non_root_jobs_own_the_volumes_they_write() -> None:
     owned = re.search(r"chown 10001 ((?:/\w+ ?)+)", dockerfile)
     assert created is not None and owned is not None
     assert written <= set(created.group(1).split()) and written <= set(owned.group(1).split())
+
+
+def test_knowledge_setup_runs_before_lgos_and_owns_its_volume() -> None:
+    services = compose()["services"]
+    assert isinstance(services, dict)
+    job, lgos = services["knowledge-setup"], services["lgos"]
+    assert job["image"] == lgos["image"] == "lgos-demo/lgos:local"
+    assert job["command"][:3] == ["python", "-m", "lgos_demo_graphs.advanced.knowledge_setup"]
+    assert importlib.util.find_spec("lgos_demo_graphs.advanced.knowledge_setup") is not None
+    assert job["depends_on"]["files"]["condition"] == "service_healthy"
+    assert lgos["depends_on"]["knowledge-setup"]["condition"] == "service_completed_successfully"
+    id_file = job["command"][job["command"].index("--id-file") + 1]
+    assert lgos["environment"]["DEMO_API_VECTOR_STORE_ID_FILE"] == id_file
+    assert "knowledge:/knowledge" in job["volumes"] and "knowledge:/knowledge:ro" in lgos["volumes"]
+    dockerfile = (ROOT / "services" / "lgos" / "Dockerfile").read_text()
+    assert "mkdir -p /knowledge && chown 10001 /knowledge" in dockerfile

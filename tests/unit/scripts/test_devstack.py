@@ -122,3 +122,33 @@ def test_a_missing_install_names_make_dev(devstack: ModuleType, tmp_path: Path) 
     )
     with pytest.raises(SystemExit, match="make dev"):
         devstack.start(component, devstack.Stack(devstack.Ports.from_env()))
+
+
+def test_lgos_gets_the_knowledge_store_from_its_one_shot_job(
+    devstack: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DEMO_API_VECTOR_STORE_ID", raising=False)
+    plan = {c.name: c for c in devstack.components(devstack.Ports.from_env())}
+    lgos, files = plan["lgos"], plan["files"]
+    assert lgos.setup is devstack.prepare_knowledge
+    names = list(plan)
+    assert names.index("files") < names.index("lgos")  # the job needs the Files service up
+    assert lgos.env["DEMO_API_FILES_BASE_URL"] == f"http://127.0.0.1:{files.port}/v1"
+    assert plan["lgos-worker"].env["DEMO_API_FILES_API_KEY"] == files.env["FILES_API_KEYS"]
+    ran: list[tuple[Any, ...]] = []
+
+    def fake_job(what: str, module: str, *args: str, env: dict[str, str]) -> None:
+        ran.append((what, module, env["DEMO_API_FILES_BASE_URL"]))
+        Path(args[args.index("--id-file") + 1]).write_text("vs_from_job\n")
+
+    monkeypatch.setattr(devstack, "run_job", fake_job)
+    stack = devstack.Stack(devstack.Ports.from_env())
+    devstack.prepare_knowledge(lgos, stack)
+    assert ran == [
+        (
+            "knowledge-setup",
+            "lgos_demo_graphs.advanced.knowledge_setup",
+            lgos.env["DEMO_API_FILES_BASE_URL"],
+        )
+    ]
+    assert stack.env["DEMO_API_VECTOR_STORE_ID"] == "vs_from_job"
