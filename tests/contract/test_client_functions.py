@@ -185,11 +185,12 @@ async def test_replay_pairing_is_validated_before_the_graph_runs(
     [
         ({"caller": {"type": "direct"}}, "input[1].caller"),
         ({"namespace": "tools"}, "input[1].namespace"),
+        ({"async_": True}, "input[1].async_"),
     ],
 )
 async def test_sdk_null_fields(client: AsyncOpenAI, extra: dict[str, Any], param: str) -> None:
     items = exchange()
-    items[1] = {**items[1], "caller": None, "namespace": None}
+    items[1] = {**items[1], "caller": None, "namespace": None, "async_": None}
     ok = await client.responses.create(model="simple-graph", input=items, tools=[CALCULATE_SUM])
     assert ok.status == "completed"
     items[1] = {**items[1], **extra}

@@ -176,6 +176,42 @@ def test_gateway_example_through_the_stack_gateway(stack: dict[str, str]) -> Non
     assert result.stdout.rstrip().endswith("[completed]")
 
 
+def test_advanced_graph_examples_through_the_stack_gateway(stack: dict[str, str]) -> None:
+    """Every SDK example of the advanced-graph page, via the gateway, on the stack's knowledge."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "examples" / "advanced_graph.py")],
+        env={
+            **stack,
+            "OPENAI_BASE_URL": f"http://127.0.0.1:{stack['OPENAI_GATEWAY_PORT']}/v1",
+            "OPENAI_GATEWAY_API_KEY": "sk-lgos-local-dev",
+        },
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert result.returncode == 0, result.stderr
+    sections = dict(part.split("\n", 1) for part in result.stdout.split("== ")[1:])
+    assert "Explain why idempotency matters" in sections["chat"]
+    assert "offline-model: deterministic stand-in" in sections["chat"]
+    assert "FILE_INPUT_OK" in sections["file summary"]
+    assert "https://docs.langchain.com/oss/python/langgraph/interrupts" in sections["web search"]
+    assert "['https://docs.langchain.com/oss/python/langgraph/interrupts'" in sections["web search"]
+    assert '{"total": 47}' in sections["client function"]
+    review = sections["save, review, approve"]
+    assert (
+        "'choices': ['approve', 'reject']" in review and "retries need idempotency keys." in review
+    )
+    assert "it is indexed, so later research can find it" in review
+    # The note went to the stack's knowledge store, created by the one-shot job.
+    store_id = (Path(stack["DEVSTACK_STATE_DIR"]) / "knowledge-vector-store-id").read_text().strip()
+    files = httpx.get(
+        f"http://127.0.0.1:{stack['FILES_PORT']}/v1/vector_stores/{store_id}/files",
+        headers={"Authorization": "Bearer sk-files-local-only"},
+        timeout=10,
+    ).json()["data"]
+    assert [f["status"] for f in files] == ["completed"]
+
+
 def test_quickstart_example(stack: dict[str, str]) -> None:
     out = run_example("quickstart.py", stack)
     assert "simple-graph" in out and "Streams responses" in out

@@ -17,7 +17,9 @@ from lgos.errors import InvalidRequestError
 from lgos.protocol.pairing import CallKind, CallLedger
 from lgos.protocol.validation import reject_unknown, require_string
 
-_SDK_NULL_FIELDS = ("caller", "namespace", "async", "created_by")
+# "async_": the SDK serializes its aliased "async" field under the Python name when it replays
+# an item it parsed from a response that carried the field (as LiteLLM's responses do).
+_SDK_NULL_FIELDS = ("caller", "namespace", "async", "async_", "created_by")
 _STATUSES = ("in_progress", "completed", "incomplete", "searching", "failed")
 
 

@@ -1,0 +1,186 @@
+"""advanced-graph per path: latency through LGOS vs. the same graph invoked in-process.
+
+Both sides call the same offline-model, SearXNG and Files service processes, so the ratio is
+what serving adds to a real workflow: HTTP and protocol decoding, the checkpointer (LGOS's
+embedded SQLite) and the run lease of interrupt-enabled graphs. Paths: chat, research (Web via
+SearXNG plus knowledge search) and save → approve (two requests: pause, then resume, upload and
+index). Requests run one at a time.
+
+    uv run python scripts/bench_advanced.py --runs 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from langchain_core.messages import HumanMessage  # noqa: E402
+from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
+from langgraph.store.memory import InMemoryStore  # noqa: E402
+from langgraph.types import Command  # noqa: E402
+
+from tests.support.advanced import advanced_lgos, demo_env  # noqa: E402
+from tests.support.files import API_KEY, scratch_database  # noqa: E402
+from tests.support.servers import Server, free_port, serve, serve_searxng  # noqa: E402
+
+CHAT = "Explain why idempotency matters."
+RESEARCH = "Search the web and my knowledge for LangGraph durable execution idempotency."
+SAVE = "Remember this exact note: benchmarks print numbers."
+PATHS = ("chat", "research", "save → approve")
+
+Run = Callable[[], Awaitable[None]]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+@contextmanager
+def services(state: Path) -> Iterator[dict[str, str]]:
+    """offline-model, SearXNG, the Files service with a knowledge store: the graph's env."""
+    with ExitStack() as stack:
+        model_port, files_port = free_port(), free_port()
+        model = stack.enter_context(
+            serve(
+                ["offline_model", "--port", str(model_port)],
+                port=model_port,
+                env={},
+                log=state / "model.log",
+            )
+        )
+        searxng = stack.enter_context(serve_searxng(state))
+        database = stack.enter_context(scratch_database())
+        files = stack.enter_context(
+            serve(
+                ["files_service"],
+                port=files_port,
+                env={
+                    "FILES_PORT": str(files_port),
+                    "FILES_POSTGRES_URI": database,
+                    "FILES_STORAGE_DIR": str(state / "files"),
+                    "FILES_API_KEYS": API_KEY,
+                },
+                log=state / "files.log",
+            )
+        )
+        store = httpx.post(
+            f"{files.url}/v1/vector_stores",
+            json={"name": "bench-knowledge"},
+            headers={"Authorization": f"Bearer {API_KEY}"},
+        ).json()["id"]
+        yield demo_env(model, searxng, files.url, store)
+
+
+def in_process_runs() -> dict[str, Run]:
+    from lgos_demo_graphs.advanced import build
+    from lgos_demo_graphs.advanced.context import AdvancedContext
+
+    graph = build().copy(update={"checkpointer": InMemorySaver(), "store": InMemoryStore()})
+    context = AdvancedContext(server_tools=frozenset({"web_search"}))
+
+    def config() -> Any:
+        return {"configurable": {"thread_id": uuid.uuid4().hex}}
+
+    async def chat() -> None:
+        await graph.ainvoke({"messages": [HumanMessage(CHAT)]}, config(), context=context)
+
+    async def research() -> None:
+        await graph.ainvoke({"messages": [HumanMessage(RESEARCH)]}, config(), context=context)
+
+    async def save() -> None:
+        thread = config()
+        paused = await graph.ainvoke({"messages": [HumanMessage(SAVE)]}, thread, context=context)
+        interrupt_id = paused["__interrupt__"][0].id
+        await graph.ainvoke(Command(resume={interrupt_id: "approve"}), thread, context=context)
+
+    return {"chat": chat, "research": research, "save → approve": save}
+
+
+def served_runs(http: httpx.AsyncClient) -> dict[str, Run]:
+    async def create(**body: Any) -> Any:
+        response = await http.post("/v1/responses", json={"model": "advanced-graph", **body})
+        response.raise_for_status()
+        return response.json()
+
+    async def chat() -> None:
+        await create(input=CHAT, tools=[{"type": "web_search"}])
+
+    async def research() -> None:
+        await create(input=RESEARCH, tools=[{"type": "web_search"}])
+
+    async def save() -> None:
+        paused = await create(input=SAVE, tools=[{"type": "web_search"}])
+        call = next(i for i in paused["output"] if i.get("name") == "lgos_interrupt")
+        answer = {"type": "function_call_output", "call_id": call["call_id"], "output": "approve"}
+        await create(previous_response_id=paused["id"], input=[answer])
+
+    return {"chat": chat, "research": research, "save → approve": save}
+
+
+async def measure(runs: dict[str, Run], count: int) -> dict[str, list[float]]:
+    timings: dict[str, list[float]] = {}
+    for path in PATHS:
+        await runs[path]()  # warm-up
+        samples = []
+        for _ in range(count):
+            started = time.perf_counter()
+            await runs[path]()
+            samples.append(time.perf_counter() - started)
+        timings[path] = samples
+    return timings
+
+
+def table(local: dict[str, list[float]], served: dict[str, list[float]]) -> list[str]:
+    rows = [
+        "| path | in-process p50 / p99 ms | LGOS p50 / p99 ms | LGOS / in-process p50 |",
+        "|---|---|---|---|",
+    ]
+    for path in PATHS:
+        base, mine = local[path], served[path]
+        rows.append(
+            f"| {path} | {percentile(base, 0.5):.1f} / {percentile(base, 0.99):.1f} | "
+            f"{percentile(mine, 0.5):.1f} / {percentile(mine, 0.99):.1f} | "
+            f"{percentile(mine, 0.5) / percentile(base, 0.5):.2f} |"
+        )
+    return rows
+
+
+async def run_both(env: dict[str, str], state: Path, count: int) -> list[str]:
+    os.environ.update(env)  # the in-process graph reads the same DEMO_API_* settings
+    local = await measure(in_process_runs(), count)
+    with advanced_lgos(state, {**env, "LGOS_LOG_LEVEL": "warning"}) as server:
+        async with httpx.AsyncClient(base_url=server.url, timeout=60) as http:
+            served = await measure(served_runs(http), count)
+    return table(local, served)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=20, help="timed requests per path and side")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-advanced-") as tmp, services(Path(tmp)) as env:
+        rows = asyncio.run(run_both(env, Path(tmp), args.runs))
+    print(
+        f"\nadvanced-graph per path ({args.runs} sequential runs each; offline-model, SearXNG and "
+        "the Files service shared by both sides; LGOS with its embedded SQLite checkpointer)\n"
+    )
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()

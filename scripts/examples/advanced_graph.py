@@ -1,0 +1,122 @@
+"""Every Python SDK example of the advanced-graph page, through the gateway.
+
+OPENAI_GATEWAY_API_KEY=... python scripts/examples/advanced_graph.py
+(OPENAI_BASE_URL overrides the gateway URL, http://127.0.0.1:$LGOS_GATEWAY_PORT/v1 with port 3000
+by default; ADVANCED_GRAPH_MODEL overrides the model, lgos/advanced-graph.)
+
+Runs chat, a file summary, Web search with citations, the calculate_sum function round trip and a
+save → review → approve, each printed under its own heading. With no model key the stack answers
+with offline-model, the deterministic stand-in, and says so in every answer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from openai import OpenAI
+
+gateway_url = os.environ.get(
+    "OPENAI_BASE_URL", f"http://127.0.0.1:{os.getenv('LGOS_GATEWAY_PORT', '3000')}/v1"
+)
+client = OpenAI(base_url=gateway_url, api_key=os.environ["OPENAI_GATEWAY_API_KEY"])
+model = os.environ.get("ADVANCED_GRAPH_MODEL", "lgos/advanced-graph")
+files_query = {"provider": "litellm_proxy"}
+
+
+def respond(input_items: Any, **options: Any) -> Any:
+    return client.responses.create(model=model, input=input_items, store=False, **options)
+
+
+print("== chat")
+response = respond("Explain why idempotency matters in two short paragraphs.")
+print(response.output_text)
+
+print("== file summary")
+uploaded = client.files.create(
+    file=("brief.txt", b"The project marker is FILE_INPUT_OK."),
+    purpose="user_data",
+    extra_query=files_query,
+)
+try:
+    response = respond(
+        [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "input_text", "text": "Summarize this file."},
+                    {"type": "input_file", "file_id": uploaded.id},
+                ],
+            }
+        ]
+    )
+    print(response.output_text)
+finally:
+    client.files.delete(uploaded.id, extra_query=files_query)
+
+print("== web search")
+response = respond(
+    "Find the current LangGraph interrupt guidance and cite it.",
+    tools=[{"type": "web_search"}],
+    tool_choice="required",
+)
+citations = [
+    annotation.url
+    for item in response.output
+    if item.type == "message"
+    for part in item.content
+    if part.type == "output_text"
+    for annotation in part.annotations
+    if annotation.type == "url_citation"
+]
+print(response.output_text)
+print(citations)
+
+print("== client function")
+tool = {
+    "type": "function",
+    "name": "calculate_sum",
+    "description": "Add a list of integers.",
+    "parameters": {
+        "type": "object",
+        "properties": {"numbers": {"type": "array", "items": {"type": "integer"}}},
+        "required": ["numbers"],
+        "additionalProperties": False,
+    },
+    "strict": True,
+}
+ledger: list[Any] = [{"role": "user", "content": "Add 12, 30, and 5."}]
+called = respond(ledger, tools=[tool], tool_choice={"type": "function", "name": "calculate_sum"})
+call = next(item for item in called.output if item.type == "function_call")
+arguments = json.loads(call.arguments)
+ledger.extend(called.output)
+ledger.append(
+    {
+        "type": "function_call_output",
+        "call_id": call.call_id,
+        "output": json.dumps({"total": sum(arguments["numbers"])}),
+    }
+)
+completed = respond(ledger, tools=[tool])
+print(completed.output_text)
+
+print("== save, review, approve")
+pending = respond("Remember this exact note: retries need idempotency keys.")
+review = next(
+    item
+    for item in pending.output
+    if item.type == "function_call" and item.name == "lgos_interrupt"
+)
+print(json.loads(review.arguments))
+completed = respond(
+    [
+        {
+            "type": "function_call_output",
+            "call_id": review.call_id,
+            "output": "approve",  # Or "reject" or revision feedback.
+        }
+    ],
+    previous_response_id=pending.id,
+)
+print(completed.output_text)
