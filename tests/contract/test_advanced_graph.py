@@ -454,3 +454,47 @@ async def test_without_knowledge_chat_files_search_and_tools_work_and_save_store
     assert [item.type for item in saved.output] == ["message"]  # no review: nothing can be stored
     assert saved.output_text.startswith("Nothing was stored")
     assert [f.id async for f in files.files.list()] == before
+
+
+# --- the one-shot knowledge job ------------------------------------------------------------
+
+
+def test_knowledge_job_creates_the_store_once_and_reuses_it_by_name(
+    files_process: FilesProcess, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    import subprocess
+    import sys
+
+    from tests.support.files import API_KEY
+    from tests.support.servers import ROOT
+
+    name = f"knowledge-job-{tmp_path_factory.getbasetemp().name}"
+    id_file = tmp_path_factory.mktemp("knowledge-job") / "vector-store-id"
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "DEMO_API_FILES_BASE_URL": f"{files_process.server.url}/v1",
+        "DEMO_API_FILES_API_KEY": API_KEY,
+        "DEMO_API_VECTOR_STORE_NAME": name,
+    }
+    command = [sys.executable, "-m", "lgos_demo_graphs.advanced.knowledge_setup"]
+    first = subprocess.run(
+        [*command, "--id-file", str(id_file)], env=env, capture_output=True, text=True, cwd=ROOT
+    )
+    assert first.returncode == 0, first.stderr
+    store_id = first.stdout.strip()
+    assert store_id.startswith("vs_") and id_file.read_text().strip() == store_id
+    again = subprocess.run(command, env=env, capture_output=True, text=True, cwd=ROOT)
+    assert again.returncode == 0 and again.stdout.strip() == store_id
+    headers = {"Authorization": f"Bearer {API_KEY}"}
+    stores = httpx.get(f"{files_process.server.url}/v1/vector_stores", headers=headers).json()
+    assert [s["id"] for s in stores["data"] if s["name"] == name] == [store_id]
+
+    refused = subprocess.run(
+        [*command, "--wait", "0"],
+        env={**env, "DEMO_API_FILES_API_KEY": "wrong-key"},
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert refused.returncode == 1 and "knowledge setup failed" in refused.stderr
+    assert "wrong-key" not in refused.stderr

@@ -171,3 +171,40 @@ async def test_no_tool_is_called_after_a_tool_result(model: AsyncOpenAI) -> None
     )
     assert [item.type for item in response.output] == ["message"]
     assert 'Tool outputs: "3"' in response.output_text
+
+
+async def test_responses_structured_output_fits_the_json_schema(model: AsyncOpenAI) -> None:
+    import json
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "intent": {"type": "string", "enum": ["chat", "research", "save", "research_and_save"]}
+        },
+        "required": ["intent"],
+        "additionalProperties": False,
+    }
+    text_format: object = {
+        "format": {
+            "type": "json_schema",
+            "name": "classification",
+            "schema": schema,
+            "strict": True,
+        }
+    }
+    for prompt, intent in (("Search for retries.", "research"), ("Hi!", "chat")):
+        response = await model.responses.create(
+            model="offline-model",
+            input=prompt,
+            text=text_format,  # type: ignore[arg-type]
+        )
+        assert json.loads(response.output_text) == {"intent": intent}
+        assert response.text is not None and response.text.format.type == "json_schema"
+    stream = await model.responses.create(
+        model="offline-model",
+        input="Remember this: x and search for y.",
+        text=text_format,  # type: ignore[arg-type]
+        stream=True,
+    )
+    events = [event async for event in stream]
+    assert json.loads(events[-1].response.output_text) == {"intent": "research_and_save"}

@@ -1,0 +1,70 @@
+"""offline-model's deterministic structured output: classification, note drafts, filling."""
+
+from __future__ import annotations
+
+import pytest
+from offline_model.answer import LABEL, Prompt
+from offline_model.structured import classify, json_schema_of, note_markdown, structured_answer
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("Explain idempotency.", "chat"),
+        ("Search the web for LangGraph.", "research"),
+        ("Find the interrupt guidance.", "research"),
+        ("Can you look it up?", "research"),
+        ("Remember this exact note: x.", "save"),
+        ("Please note this down.", "save"),
+        ("Find my note about retries.", "research"),  # a noun "note" is no save request
+        ("Search for retries and save a note of it.", "research_and_save"),
+    ],
+)
+def test_classification_keywords(text: str, intent: str) -> None:
+    assert classify(text) == intent
+
+
+def test_schema_is_filled_by_its_rules() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "intent": {"type": "string", "enum": ["chat", "research", "save", "research_and_save"]},
+            "kind": {"type": "string", "enum": ["a", "b"]},
+            "count": {"type": "integer"},
+            "flag": {"type": "boolean"},
+            "items": {"type": "array", "items": {"type": "string"}},
+            "echo": {"type": "string"},
+        },
+    }
+    prompt = Prompt(user=["Save this: ship on Friday."])
+    assert structured_answer(schema, prompt) == {
+        "intent": "save",
+        "kind": "a",
+        "count": 0,
+        "flag": False,
+        "items": [],
+        "echo": "Save this: ship on Friday.",
+    }
+
+
+def test_note_draft_holds_the_note_and_each_revision_and_the_label() -> None:
+    prompt = Prompt(user=["Remember this exact note: retries need keys.", "Mention TTLs."])
+    markdown = note_markdown(prompt)
+    assert markdown.startswith("# retries need keys\n\nretries need keys.\n")
+    assert "- Revision: Mention TTLs." in markdown
+    assert LABEL in markdown
+    draft = structured_answer(
+        {
+            "type": "object",
+            "properties": {"title": {"type": "string"}, "markdown": {"type": "string"}},
+        },
+        prompt,
+    )
+    assert draft == {"title": "retries need keys", "markdown": markdown}
+
+
+def test_only_json_schema_formats_are_structured() -> None:
+    assert json_schema_of({"text": {"format": {"type": "text"}}}) is None
+    assert json_schema_of({}) is None
+    schema = {"type": "object", "properties": {}}
+    assert json_schema_of({"text": {"format": {"type": "json_schema", "schema": schema}}}) == schema
