@@ -114,8 +114,9 @@ test-integration: $(SYNCED) $(SERVERS)
 test-e2e: $(SYNCED) $(SERVERS)
 	$(RUN) pytest tests/e2e
 
-bench: $(SYNCED)  ## serving overhead vs. in-process; background queue latency and jobs/s
+bench: $(SYNCED) $(SEARXNG)  ## serving overhead vs. in-process (also advanced-graph per path); queue
 	$(RUN) python scripts/bench_serving.py
+	$(RUN) python scripts/bench_advanced.py
 	$(RUN) python scripts/bench_queue.py
 
 bench-files: $(SYNCED) $(POSTGRES)  ## Files service throughput, search latency, memory

@@ -4,7 +4,7 @@ Both sides call the same offline-model, SearXNG and Files service processes, so 
 what serving adds to a real workflow: HTTP and protocol decoding, the checkpointer (LGOS's
 embedded SQLite) and the run lease of interrupt-enabled graphs. Paths: chat, research (Web via
 SearXNG plus knowledge search) and save → approve (two requests: pause, then resume, upload and
-index). Requests run one at a time.
+index). Requests run one at a time, alternating between the two sides.
 
     uv run python scripts/bench_advanced.py --runs 20
 """
@@ -34,13 +34,14 @@ from langgraph.store.memory import InMemoryStore  # noqa: E402
 from langgraph.types import Command  # noqa: E402
 
 from tests.support.advanced import advanced_lgos, demo_env  # noqa: E402
-from tests.support.files import API_KEY, scratch_database  # noqa: E402
-from tests.support.servers import Server, free_port, serve, serve_searxng  # noqa: E402
+from tests.support.servers import free_port, serve, serve_searxng  # noqa: E402
+from tests.support.shared_state import fresh_database  # noqa: E402
 
 CHAT = "Explain why idempotency matters."
 RESEARCH = "Search the web and my knowledge for LangGraph durable execution idempotency."
 SAVE = "Remember this exact note: benchmarks print numbers."
 PATHS = ("chat", "research", "save → approve")
+API_KEY = "sk-bench-files"
 
 Run = Callable[[], Awaitable[None]]
 
@@ -64,7 +65,7 @@ def services(state: Path) -> Iterator[dict[str, str]]:
             )
         )
         searxng = stack.enter_context(serve_searxng(state))
-        database = stack.enter_context(scratch_database())
+        database = stack.enter_context(fresh_database())
         files = stack.enter_context(
             serve(
                 ["files_service"],
@@ -83,7 +84,7 @@ def services(state: Path) -> Iterator[dict[str, str]]:
             json={"name": "bench-knowledge"},
             headers={"Authorization": f"Bearer {API_KEY}"},
         ).json()["id"]
-        yield demo_env(model, searxng, files.url, store)
+        yield demo_env(model, searxng, files.url, store, API_KEY)
 
 
 def in_process_runs() -> dict[str, Run]:
@@ -96,17 +97,20 @@ def in_process_runs() -> dict[str, Run]:
     def config() -> Any:
         return {"configurable": {"thread_id": uuid.uuid4().hex}}
 
+    async def invoke(graph_input: Any, thread: Any) -> Any:
+        # Exit durability, as LGOS runs interrupt-enabled graphs.
+        return await graph.ainvoke(graph_input, thread, context=context, durability="exit")
+
     async def chat() -> None:
-        await graph.ainvoke({"messages": [HumanMessage(CHAT)]}, config(), context=context)
+        await invoke({"messages": [HumanMessage(CHAT)]}, config())
 
     async def research() -> None:
-        await graph.ainvoke({"messages": [HumanMessage(RESEARCH)]}, config(), context=context)
+        await invoke({"messages": [HumanMessage(RESEARCH)]}, config())
 
     async def save() -> None:
         thread = config()
-        paused = await graph.ainvoke({"messages": [HumanMessage(SAVE)]}, thread, context=context)
-        interrupt_id = paused["__interrupt__"][0].id
-        await graph.ainvoke(Command(resume={interrupt_id: "approve"}), thread, context=context)
+        paused = await invoke({"messages": [HumanMessage(SAVE)]}, thread)
+        await invoke(Command(resume={paused["__interrupt__"][0].id: "approve"}), thread)
 
     return {"chat": chat, "research": research, "save → approve": save}
 
@@ -132,16 +136,20 @@ def served_runs(http: httpx.AsyncClient) -> dict[str, Run]:
     return {"chat": chat, "research": research, "save → approve": save}
 
 
-async def measure(runs: dict[str, Run], count: int) -> dict[str, list[float]]:
-    timings: dict[str, list[float]] = {}
+async def measure(
+    local: dict[str, Run], served: dict[str, Run], count: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Alternate the two sides run by run, so warming caches and drift hit both alike."""
+    timings: tuple[dict[str, list[float]], dict[str, list[float]]] = ({}, {})
     for path in PATHS:
-        await runs[path]()  # warm-up
-        samples = []
+        for side, runs in zip(timings, (local, served), strict=True):
+            await runs[path]()  # warm-up
+            side[path] = []
         for _ in range(count):
-            started = time.perf_counter()
-            await runs[path]()
-            samples.append(time.perf_counter() - started)
-        timings[path] = samples
+            for side, runs in zip(timings, (local, served), strict=True):
+                started = time.perf_counter()
+                await runs[path]()
+                side[path].append(time.perf_counter() - started)
     return timings
 
 
@@ -162,10 +170,9 @@ def table(local: dict[str, list[float]], served: dict[str, list[float]]) -> list
 
 async def run_both(env: dict[str, str], state: Path, count: int) -> list[str]:
     os.environ.update(env)  # the in-process graph reads the same DEMO_API_* settings
-    local = await measure(in_process_runs(), count)
     with advanced_lgos(state, {**env, "LGOS_LOG_LEVEL": "warning"}) as server:
         async with httpx.AsyncClient(base_url=server.url, timeout=60) as http:
-            served = await measure(served_runs(http), count)
+            local, served = await measure(in_process_runs(), served_runs(http), count)
     return table(local, served)
 
 
@@ -173,6 +180,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=20, help="timed requests per path and side")
     args = parser.parse_args()
+    try:
+        import uvloop
+
+        uvloop.install()  # as `lgos serve` runs
+    except ImportError:
+        pass
     with tempfile.TemporaryDirectory(prefix="bench-advanced-") as tmp, services(Path(tmp)) as env:
         rows = asyncio.run(run_both(env, Path(tmp), args.runs))
     print(

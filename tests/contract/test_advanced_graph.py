@@ -32,10 +32,9 @@ from tests.support.advanced import (
     store_file_ids,
 )
 from tests.support.clients import sdk_client
+from tests.support.files import API_KEY as FILES_KEY
 from tests.support.files import FilesProcess, files_client
 from tests.support.servers import Server
-
-pytestmark = pytest.mark.asyncio
 
 SEEDED_NOTE = "note-retry-budget.md"
 SEEDED_TEXT = "Retry budget: background jobs retry three times with idempotency keys."
@@ -62,7 +61,7 @@ def lgos(
     knowledge: tuple[str, str],
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Server]:
-    env = demo_env(offline_model, searxng, files_process.server.url, knowledge[0])
+    env = demo_env(offline_model, searxng, files_process.server.url, knowledge[0], FILES_KEY)
     with advanced_lgos(tmp_path_factory.mktemp("advanced"), env) as server:
         yield server
 
@@ -74,7 +73,7 @@ def lgos_without_knowledge(
     files_process: FilesProcess,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Server]:
-    env = demo_env(offline_model, searxng, files_process.server.url, None)
+    env = demo_env(offline_model, searxng, files_process.server.url, None, FILES_KEY)
     with advanced_lgos(tmp_path_factory.mktemp("advanced-no-knowledge"), env) as server:
         yield server
 

@@ -37,6 +37,13 @@ def test_benchmark_prints_its_table() -> None:
         assert target in out
 
 
+def test_advanced_graph_benchmark_prints_each_path() -> None:
+    out = run_benchmark("bench_advanced.py", "--runs", "2")
+    assert "| path | in-process p50 / p99 ms | LGOS p50 / p99 ms | LGOS / in-process p50 |" in out
+    for path in ("| chat |", "| research |", "| save → approve |"):
+        assert path in out
+
+
 def test_queue_benchmark_prints_latency_and_throughput() -> None:
     out = run_benchmark("bench_queue.py", "--jobs", "20", "--sequential", "5")
     assert "| 1 |" in out

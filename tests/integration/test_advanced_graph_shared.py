@@ -24,6 +24,7 @@ from tests.support.advanced import (
     store_file_ids,
 )
 from tests.support.clients import sdk_client
+from tests.support.files import API_KEY as FILES_KEY
 from tests.support.files import FilesProcess, files_client
 from tests.support.servers import Server, free_port, serve
 from tests.support.shared_state import shared_env
@@ -60,7 +61,7 @@ def two_servers(
 ) -> Iterator[tuple[Server, Server]]:
     env = {
         **shared_env(postgres_uri, offline_model, state, LEASE_TTL),
-        **demo_env(offline_model, searxng, files_process.server.url, store_id),
+        **demo_env(offline_model, searxng, files_process.server.url, store_id, FILES_KEY),
     }
     with advanced_lgos(state, env, name="a") as a, advanced_lgos(state, env, name="b") as b:
         yield a, b
@@ -155,7 +156,7 @@ async def test_an_approval_whose_upload_response_is_lost_stores_exactly_one_file
 ) -> None:
     env = {
         **shared_env(postgres_uri, offline_model, state, LEASE_TTL),
-        **demo_env(offline_model, searxng, lossy_files.url, store_id),
+        **demo_env(offline_model, searxng, lossy_files.url, store_id, FILES_KEY),
     }
     before = {f.id for f in await note_files(files)}
     with advanced_lgos(state, env, name="lossy") as server:

@@ -11,7 +11,6 @@ from typing import Any
 
 from openai import AsyncOpenAI
 
-from tests.support.files import API_KEY as FILES_KEY
 from tests.support.servers import Server, free_port, serve
 
 MODEL = "advanced-graph"
@@ -19,14 +18,18 @@ REGISTRY = "lgos_demo_graphs.registry:create_registry"
 
 
 def demo_env(
-    offline_model: Server, searxng: Server, files_url: str, vector_store_id: str | None
+    offline_model: Server,
+    searxng: Server,
+    files_url: str,
+    vector_store_id: str | None,
+    files_key: str,
 ) -> dict[str, str]:
     """The DEMO_API_* settings an LGOS process serving advanced-graph needs."""
     env = {
         "DEMO_API_OFFLINE_MODEL_URL": f"{offline_model.url}/v1",
         "DEMO_API_WEB_SEARCH_URL": searxng.url,
         "DEMO_API_FILES_BASE_URL": f"{files_url}/v1",
-        "DEMO_API_FILES_API_KEY": FILES_KEY,
+        "DEMO_API_FILES_API_KEY": files_key,
         "DEMO_API_KNOWLEDGE_INDEX_TIMEOUT": "30",
     }
     if vector_store_id is not None:
