@@ -143,6 +143,8 @@ async def test_plain_chat_has_no_commentary_and_no_tool_calls(client: AsyncOpenA
     assert prompt in response.output_text
     assert "No external source returned evidence" not in response.output_text
     assert response.usage is not None and response.usage.total_tokens > 0
+    # Usage covers every call: the private classification's output as well as the answer's.
+    assert response.usage.output_tokens > len(response.output_text.split())
 
     events = await streamed(client, prompt)
     assert commentary(events) == []
@@ -402,6 +404,64 @@ async def test_streamed_save_shows_drafting_then_pauses(client: AsyncOpenAI) -> 
     assert events[-1].type == "response.completed"
     assert [item.type for item in final.output if item.type == "function_call"] == ["function_call"]
     assert review_payload(final)["filename"].startswith("note-")
+
+
+async def test_research_and_save_searches_then_reviews_then_answers(
+    client: AsyncOpenAI, files: AsyncOpenAI
+) -> None:
+    before = {f.id for f in await note_files(files)}
+    pending = await respond(
+        client,
+        "Search the web for LangGraph persistence checkpointers and save a note of it.",
+        tools=[{"type": "web_search"}],
+    )
+    assert [item.type for item in pending.output] == ["web_search_call", "function_call"]
+    payload = review_payload(pending)
+    assert payload["filename"].startswith("note-")
+    done = await respond(client, answer_review(pending, "approve"), previous_response_id=pending.id)
+    assert [item.type for item in done.output] == ["message"]  # the search is not reported twice
+    assert "Saved the approved note" in done.output_text  # the answer knows the note's fate
+    assert "https://docs.langchain.com/oss/python/langgraph/persistence" in done.output_text
+    assert "https://docs.langchain.com/oss/python/langgraph/persistence" in citations(done)
+    new = [f for f in await note_files(files) if f.id not in before]
+    assert [f.filename for f in new] == [payload["filename"]]
+
+
+# --- failures stay errors ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lgos_files_down(
+    offline_model: Server, searxng: Server, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    """Knowledge configured, but nothing listens where the Files service should be."""
+    from tests.support.servers import free_port
+
+    dead = f"http://127.0.0.1:{free_port()}"
+    env = demo_env(offline_model, searxng, dead, "vs_unreachable", FILES_KEY)
+    with advanced_lgos(tmp_path_factory.mktemp("advanced-files-down"), env) as server:
+        yield server
+
+
+async def test_files_service_failures_are_errors_not_refusals(lgos_files_down: Server) -> None:
+    async with sdk_client(f"{lgos_files_down.url}/v1") as client:
+        chat = await respond(client, "Hello.")  # chat needs no Files service
+        assert chat.status == "completed"
+        attached = [
+            {"type": "input_text", "text": "Summarize this file."},
+            {"type": "input_file", "file_id": "file-abc"},
+        ]
+        with pytest.raises(openai.InternalServerError) as caught:
+            await respond(client, [{"role": "user", "content": attached}])
+        assert caught.value.status_code == 500
+        assert caught.value.message.endswith("Internal server error")  # no details leak
+        with pytest.raises(openai.InternalServerError):
+            await respond(client, "Search my knowledge for anything.")
+        pending = await respond(client, "Remember this: the Files service is down.")
+        with pytest.raises(openai.InternalServerError):  # retried, then reported, never hidden
+            await respond(
+                client, answer_review(pending, "approve"), previous_response_id=pending.id
+            )
 
 
 # --- knowledge not configured ----------------------------------------------------------------
