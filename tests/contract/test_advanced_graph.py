@@ -94,6 +94,12 @@ async def respond(client: AsyncOpenAI, input_items: Any, **options: Any) -> Any:
     return await client.responses.create(model=MODEL, input=input_items, store=False, **options)
 
 
+def with_file(text: str, file_id: str) -> list[dict[str, Any]]:
+    """One user message: the text, then the attachment."""
+    content = [{"type": "input_text", "text": text}, {"type": "input_file", "file_id": file_id}]
+    return [{"role": "user", "content": content}]
+
+
 def searxng_urls(searxng: Server, query: str) -> set[str]:
     page = httpx.get(f"{searxng.url}/search", params={"q": query, "format": "json"}, timeout=10)
     return {str(result["url"]) for result in page.json()["results"]}
@@ -160,18 +166,7 @@ async def test_file_attachment_is_answered_from_its_content(
         file=("brief.txt", b"The project marker is FILE_INPUT_OK."), purpose="user_data"
     )
     try:
-        response = await respond(
-            client,
-            [
-                {
-                    "role": "user",
-                    "content": [
-                        {"type": "input_text", "text": "Summarize this file."},
-                        {"type": "input_file", "file_id": uploaded.id},
-                    ],
-                }
-            ],
-        )
+        response = await respond(client, with_file("Summarize this file.", uploaded.id))
     finally:
         await files.files.delete(uploaded.id)
     assert [item.type for item in response.output] == ["message"]
@@ -187,12 +182,10 @@ async def test_attaching_a_file_does_not_add_it_to_knowledge(
         file=("private.txt", b"PRIVATE_TEXT_42"), purpose="user_data"
     )
     try:
-        attached = [
-            {"type": "input_text", "text": "Search the web for LangGraph interrupts."},
-            {"type": "input_file", "file_id": uploaded.id},
-        ]
         response = await respond(
-            client, [{"role": "user", "content": attached}], tools=[{"type": "web_search"}]
+            client,
+            with_file("Search the web for LangGraph interrupts.", uploaded.id),
+            tools=[{"type": "web_search"}],
         )
     finally:
         await files.files.delete(uploaded.id)
@@ -447,12 +440,8 @@ async def test_files_service_failures_are_errors_not_refusals(lgos_files_down: S
     async with sdk_client(f"{lgos_files_down.url}/v1") as client:
         chat = await respond(client, "Hello.")  # chat needs no Files service
         assert chat.status == "completed"
-        attached = [
-            {"type": "input_text", "text": "Summarize this file."},
-            {"type": "input_file", "file_id": "file-abc"},
-        ]
         with pytest.raises(openai.InternalServerError) as caught:
-            await respond(client, [{"role": "user", "content": attached}])
+            await respond(client, with_file("Summarize this file.", "file-abc"))
         assert caught.value.status_code == 500
         assert caught.value.message.endswith("Internal server error")  # no details leak
         with pytest.raises(openai.InternalServerError):
@@ -475,18 +464,7 @@ async def test_without_knowledge_chat_files_search_and_tools_work_and_save_store
 
     uploaded = await files.files.create(file=("b.txt", b"MARKER_B"), purpose="user_data")
     try:
-        read = await respond(
-            bare_client,
-            [
-                {
-                    "role": "user",
-                    "content": [
-                        {"type": "input_text", "text": "What does it say?"},
-                        {"type": "input_file", "file_id": uploaded.id},
-                    ],
-                }
-            ],
-        )
+        read = await respond(bare_client, with_file("What does it say?", uploaded.id))
     finally:
         await files.files.delete(uploaded.id)
     assert "MARKER_B" in read.output_text
