@@ -177,8 +177,11 @@ async def drive(per_worker: list[Callable[[], Awaitable[Sample]]], seconds: floa
     stop_at = time.perf_counter() + seconds
 
     async def loop(worker: Callable[[], Awaitable[Sample]]) -> None:
-        while time.perf_counter() < stop_at:
+        # At least one sample each: on a loaded machine a short cell can end before a worker ran.
+        while True:
             cell.samples.append(await worker())
+            if time.perf_counter() >= stop_at:
+                return
 
     gc.collect()
     started = time.perf_counter()
