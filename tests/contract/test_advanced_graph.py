@@ -453,6 +453,24 @@ async def test_files_service_failures_are_errors_not_refusals(lgos_files_down: S
             )
 
 
+async def test_streamed_approval_reports_saving_then_the_outcome(client: AsyncOpenAI) -> None:
+    pending = await respond(client, "Save a note: streamed approvals report progress.")
+    events = await streamed(
+        client, answer_review(pending, "approve"), previous_response_id=pending.id
+    )
+    assert commentary(events) == ["Saving the approved note", "Indexing the note"]
+    assert events[-1].type == "response.completed"
+    final = events[-1].response
+    assert final.previous_response_id == pending.id
+    answer = final.output[-1]
+    assert answer.phase == "final_answer"
+    text = "".join(
+        e.delta for e in events if e.type == "response.output_text.delta" and e.item_id == answer.id
+    )
+    assert text == answer.content[0].text
+    assert text.startswith("Saved the approved note as note-")
+
+
 # --- knowledge not configured ----------------------------------------------------------------
 
 
