@@ -412,6 +412,57 @@ def notes_graph() -> Any:
     return _single_node(node)
 
 
+def subgraph_graph() -> Any:
+    """Its only node is a subgraph that publishes a status and streams the answer."""
+    model = ScriptedChatModel.saying(SCRIPTED_TEXT)
+
+    async def inner(state: MessagesState) -> dict[str, Any]:
+        status_event("Working inside a subgraph")
+        get_stream_writer()({"private_progress": SECRET})
+        return {"messages": [await model.ainvoke(state["messages"])]}
+
+    nested = StateGraph(MessagesState)
+    nested.add_node("inner", inner)
+    nested.add_edge(START, "inner")
+    builder = StateGraph(MessagesState)
+    builder.add_node("nested", nested.compile())
+    builder.add_edge(START, "nested")
+    return builder.compile()
+
+
+class LoopState(TypedDict, total=False):
+    messages: Annotated[list[Any], add_messages]
+    answers: list[str]
+
+
+def subgraph_review_loop_graph() -> Any:
+    """A subgraph asks, loops back through another node until it hears "done", then answers."""
+
+    def ask(state: LoopState) -> dict[str, Any]:
+        answers = [*state.get("answers", []), str(interrupt({"question": "again?"}))]
+        return {"answers": answers}
+
+    def again(state: LoopState) -> dict[str, Any]:
+        return {}
+
+    def finish(state: LoopState) -> dict[str, Any]:
+        return {"messages": [AIMessage(content=" ".join(state["answers"]))]}
+
+    nested = StateGraph(LoopState)
+    nested.add_node("ask", ask)
+    nested.add_node("again", again)
+    nested.add_node("finish", finish)
+    nested.add_edge(START, "ask")
+    nested.add_conditional_edges(
+        "ask", lambda s: "finish" if s["answers"][-1] == "done" else "again", ["again", "finish"]
+    )
+    nested.add_edge("again", "ask")
+    builder = StateGraph(LoopState)
+    builder.add_node("review", nested.compile())
+    builder.add_edge(START, "review")
+    return builder.compile()
+
+
 def create_registry() -> GraphRegistry:
     registry = demo_registry()
     tests: dict[str, GraphConfig] = {
@@ -525,6 +576,12 @@ def create_registry() -> GraphRegistry:
             description="Never runs tools.",
             server_tools=["package_version", "web_search"],
             context_factory=_tool_context,
+        ),
+        "subgraph": GraphConfig(graph=subgraph_graph, description="Works in a subgraph."),
+        "subgraph-review-loop": GraphConfig(
+            graph=subgraph_review_loop_graph,
+            description="A subgraph that asks again from a new node invocation.",
+            features=frozenset({GraphFeature.INTERRUPTS}),
         ),
         "needs-tenant": GraphConfig(
             graph=scripted_graph,
