@@ -173,6 +173,7 @@ def test_gateway_example_through_the_stack_gateway(stack: dict[str, str]) -> Non
         and "[features: background, interrupts]" in result.stdout
     )
     assert "lgos/simple-graph" in result.stdout and "Streams responses" in result.stdout
+    assert "[features: client_events, file_inputs, interrupts, mcp_tools]" in result.stdout
     assert result.stdout.rstrip().endswith("[completed]")
 
 
