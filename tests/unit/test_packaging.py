@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -225,3 +226,20 @@ def test_non_root_jobs_own_the_volumes_they_write() -> None:
     owned = re.search(r"chown 10001 ((?:/\w+ ?)+)", dockerfile)
     assert created is not None and owned is not None
     assert written <= set(created.group(1).split()) and written <= set(owned.group(1).split())
+
+
+def test_lgos_wheel_ships_its_py_typed_marker(tmp_path: Path) -> None:
+    """Graph authors type-check against lgos: the wheel must carry PEP 561's marker."""
+    uv = ROOT / ".tools" / "bin" / "uv"
+    result = subprocess.run(
+        [str(uv), "build", "--package", "lgos", "--wheel", "--out-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    (wheel,) = tmp_path.glob("lgos-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    assert "lgos/py.typed" in names
+    assert {"lgos/scope.py", "lgos/storage.py", "lgos/errors.py"} <= set(names)

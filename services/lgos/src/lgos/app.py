@@ -19,7 +19,6 @@ from starlette.responses import Response
 from lgos.background.factory import open_backend
 from lgos.config import GraphFeature, GraphRegistry
 from lgos.errors import ErrorType, InternalServerError, LGOSError, error_envelope
-from lgos.interrupts.keys import ScopeResolver, shared_scope
 from lgos.interrupts.runs import SecondInterruptError
 from lgos.interrupts.sweep import sweep_forever
 from lgos.protocol.chat.routes import router as chat_router
@@ -29,6 +28,7 @@ from lgos.protocol.responses.background import execute_job
 from lgos.protocol.responses.routes import router as responses_router
 from lgos.protocol.validation import format_param
 from lgos.runtime.runner import GraphRunner
+from lgos.scope import ScopeResolver, shared_scope
 from lgos.settings import LGOSSettings
 from lgos.state import AppState
 
