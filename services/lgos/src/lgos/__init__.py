@@ -4,9 +4,9 @@ The public surface is what graph authors and deployers need; everything else is 
 """
 
 from lgos.app import create_app
-from lgos.config import ClientSettings, GraphConfig, GraphFeature, GraphRegistry
+from lgos.config import GraphConfig, GraphFeature, GraphRegistry
 from lgos.errors import InvalidRequestError, LGOSError
-from lgos.request import GraphRequest
+from lgos.request import ClientSettings, GraphRequest
 from lgos.scope import SHARED_SCOPE, ScopeResolver, shared_scope
 from lgos.settings import LGOSSettings
 from lgos.status import status_event
