@@ -11,6 +11,8 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE_ROOTS = [
     *sorted(ROOT.glob("services/*/src")),
@@ -113,3 +115,22 @@ def test_the_checker_finds_a_cycle() -> None:
 
 def test_no_import_cycles_between_first_party_modules() -> None:
     assert cycles(graph()) == []
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_first_party_code_never_imports_tests(module: str) -> None:
+    names = set(imported_names(MODULES[module], module))
+    assert not {name for name in names if name == "tests" or name.startswith("tests.")}
+
+
+@pytest.mark.parametrize("module", sorted(name for name in MODULES if name.startswith("scripts")))
+def test_scripts_never_edit_sys_path(module: str) -> None:
+    """Scripts run as ``python -m scripts.<name>`` from the root; none reaches around that."""
+    for node in ast.walk(ast.parse(MODULES[module].read_text())):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
+            owner = node.value
+            assert not (
+                isinstance(owner.value, ast.Name)
+                and owner.value.id == "sys"
+                and owner.attr == "path"
+            ), f"{module} edits sys.path"

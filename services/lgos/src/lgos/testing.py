@@ -1,7 +1,14 @@
-"""ScriptedChatModel: a named fake chat model for tests and benchmarks (no network).
+"""Test doubles for graph authors: ``ScriptedFakeChatModel``, a fake chat model (no network).
 
-It stands where a real model cannot be asked for exact, repeatable streaming behaviour:
-fixed text in fixed pieces, usage reported or not, optional pacing between pieces.
+A graph's tests and benchmarks need a model that answers exactly and repeatably; a real model
+cannot. Build the graph around the fake, then drive it through ``create_app`` and the OpenAI SDK::
+
+    from lgos.testing import ScriptedFakeChatModel
+
+    model = ScriptedFakeChatModel.saying("Hello there.", usage={...})
+
+It is a fake and says so: its LangChain ``_llm_type`` is ``"scripted-fake"``. Never serve it as a
+real model.
 """
 
 from __future__ import annotations
@@ -17,15 +24,26 @@ from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
 
-class ScriptedChatModel(BaseChatModel):
+class ScriptedFakeChatModel(BaseChatModel):
+    """A fake chat model that streams fixed ``pieces`` and reports ``usage`` on the last one.
+
+    Invoking it returns the pieces joined; streaming yields them one chunk each (a
+    ``chunk_position="last"`` marker on the final one), pausing ``delay`` seconds before each
+    piece. The messages it is given do not change what it says.
+    """
+
     pieces: list[str]
+    """The answer, in the chunks it streams in."""
     usage: UsageMetadata | None = None
+    """Token usage reported with the final chunk (and the invoked message); none when unset."""
     delay: float = 0.0
+    """Seconds to sleep before each streamed piece."""
     yield_between: bool = False
     """Yield to the event loop between pieces (as a model streaming from a socket does)."""
 
     @classmethod
-    def saying(cls, text: str, *, parts: int | None = None, **kwargs: Any) -> ScriptedChatModel:
+    def saying(cls, text: str, *, parts: int | None = None, **kwargs: Any) -> ScriptedFakeChatModel:
+        """Stream ``text`` word by word, or in ``parts`` pieces of about equal length."""
         words = text.split(" ")
         pieces = [w + (" " if i < len(words) - 1 else "") for i, w in enumerate(words)]
         if parts is not None:
