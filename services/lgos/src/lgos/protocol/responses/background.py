@@ -29,7 +29,7 @@ from lgos.interrupts.ids import paused_response_id
 from lgos.interrupts.runs import InterruptRun
 from lgos.protocol.ids import response_id
 from lgos.protocol.responses.decode import DecodedResponsesRequest, decode
-from lgos.protocol.responses.events import encode_stream
+from lgos.protocol.responses.encode import encode_stream
 from lgos.protocol.responses.items import ResponseShell
 from lgos.runtime.runner import GraphRunner
 from lgos.state import AppState
