@@ -172,14 +172,18 @@ async def measure(
 
 async def drive(per_worker: list[Callable[[], Awaitable[Sample]]], seconds: float) -> Cell:
     cell = Cell()
-    stop_at = time.perf_counter() + seconds
 
     async def loop(worker: Callable[[], Awaitable[Sample]]) -> None:
-        while time.perf_counter() < stop_at:
+        # At least one sample per worker: on a loaded machine a short window can close before a
+        # worker first runs, and an empty cell has no rate to compare.
+        while True:
             cell.samples.append(await worker())
+            if time.perf_counter() >= stop_at:
+                return
 
     gc.collect()
     started = time.perf_counter()
+    stop_at = started + seconds
     await asyncio.gather(*(loop(w) for w in per_worker))
     cell.elapsed = time.perf_counter() - started
     return cell
