@@ -6,7 +6,7 @@ embedded SQLite) and the run lease of interrupt-enabled graphs. Paths: chat, res
 SearXNG plus knowledge search) and save → approve (two requests: pause, then resume, upload and
 index). Requests run one at a time, alternating between the two sides.
 
-    uv run python scripts/bench_advanced.py --runs 20
+    uv run python -m scripts.bench_advanced --runs 20
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import sys
 import tempfile
 import time
 import uuid
@@ -24,18 +23,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.store.memory import InMemoryStore
+from langgraph.types import Command
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from langchain_core.messages import HumanMessage  # noqa: E402
-from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
-from langgraph.store.memory import InMemoryStore  # noqa: E402
-from langgraph.types import Command  # noqa: E402
-
-from tests.support.advanced import advanced_lgos, demo_env  # noqa: E402
-from tests.support.servers import free_port, serve, serve_searxng  # noqa: E402
-from tests.support.shared_state import fresh_database  # noqa: E402
+from scripts.bench_queue import database
+from scripts.ports import free_port
+from scripts.servers import Server, serve, serve_searxng
 
 CHAT = "Explain why idempotency matters."
 RESEARCH = "Search the web and my knowledge for LangGraph durable execution idempotency."
@@ -65,14 +60,14 @@ def services(state: Path) -> Iterator[dict[str, str]]:
             )
         )
         searxng = stack.enter_context(serve_searxng(state))
-        database = stack.enter_context(fresh_database())
+        postgres = stack.enter_context(database())
         files = stack.enter_context(
             serve(
                 ["files_service"],
                 port=files_port,
                 env={
                     "FILES_PORT": str(files_port),
-                    "FILES_POSTGRES_URI": database,
+                    "FILES_POSTGRES_URI": postgres,
                     "FILES_STORAGE_DIR": str(state / "files"),
                     "FILES_API_KEYS": API_KEY,
                 },
@@ -84,7 +79,25 @@ def services(state: Path) -> Iterator[dict[str, str]]:
             json={"name": "bench-knowledge"},
             headers={"Authorization": f"Bearer {API_KEY}"},
         ).json()["id"]
-        yield demo_env(model, searxng, files.url, store, API_KEY)
+        yield {
+            "DEMO_API_OFFLINE_MODEL_URL": f"{model.url}/v1",
+            "DEMO_API_WEB_SEARCH_URL": searxng.url,
+            "DEMO_API_FILES_BASE_URL": f"{files.url}/v1",
+            "DEMO_API_FILES_API_KEY": API_KEY,
+            "DEMO_API_VECTOR_STORE_ID": store,
+        }
+
+
+@contextmanager
+def lgos(state: Path, env: dict[str, str]) -> Iterator[Server]:
+    port = free_port()
+    with serve(
+        ["lgos", "serve", "lgos_demo_graphs.registry:create_registry", "--port", str(port)],
+        port=port,
+        env={**env, "LGOS_STATE_DIR": str(state / "lgos"), "LGOS_LOG_LEVEL": "warning"},
+        log=state / "lgos.log",
+    ) as server:
+        yield server
 
 
 def in_process_runs() -> dict[str, Run]:
@@ -170,7 +183,7 @@ def table(local: dict[str, list[float]], served: dict[str, list[float]]) -> list
 
 async def run_both(env: dict[str, str], state: Path, count: int) -> list[str]:
     os.environ.update(env)  # the in-process graph reads the same DEMO_API_* settings
-    with advanced_lgos(state, {**env, "LGOS_LOG_LEVEL": "warning"}) as server:
+    with lgos(state, env) as server:
         async with httpx.AsyncClient(base_url=server.url, timeout=60) as http:
             local, served = await measure(in_process_runs(), served_runs(http), count)
     return table(local, served)
