@@ -101,8 +101,8 @@ def lgos(state: Path, env: dict[str, str]) -> Iterator[Server]:
 
 
 def in_process_runs() -> dict[str, Run]:
-    from lgos_demo_graphs.advanced import build
     from lgos_demo_graphs.advanced.context import AdvancedContext
+    from lgos_demo_graphs.advanced.graph import build
 
     graph = build().copy(update={"checkpointer": InMemorySaver(), "store": InMemoryStore()})
     context = AdvancedContext(server_tools=frozenset({"web_search"}))

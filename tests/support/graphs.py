@@ -413,7 +413,7 @@ def notes_graph() -> Any:
 
 def subgraph_graph() -> Any:
     """Its only node is a subgraph that publishes a status and streams the answer."""
-    model = ScriptedChatModel.saying(SCRIPTED_TEXT)
+    model = ScriptedFakeChatModel.saying(SCRIPTED_TEXT)
 
     async def inner(state: MessagesState) -> dict[str, Any]:
         status_event("Working inside a subgraph")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from lgos import GraphRegistry
 
 from lgos_demo_graphs import (
-    advanced,
     background_report,
     citation_events,
     interruptible_approval,
@@ -14,6 +13,7 @@ from lgos_demo_graphs import (
     simple_graph,
     status_events,
 )
+from lgos_demo_graphs.advanced import graph as advanced_graph
 
 
 def create_registry() -> GraphRegistry:
@@ -26,6 +26,6 @@ def create_registry() -> GraphRegistry:
             "server-tools": server_tools.CONFIG,
             "interruptible-approval": interruptible_approval.CONFIG,
             "background-report": background_report.CONFIG,
-            "advanced-graph": advanced.CONFIG,
+            "advanced-graph": advanced_graph.CONFIG,
         }
     )

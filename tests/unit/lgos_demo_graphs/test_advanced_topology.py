@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lgos_demo_graphs.advanced import build
+from lgos_demo_graphs.advanced.graph import build
 
 SPEC = Path(__file__).with_name("advanced_graph_topology.mmd")
 _NODE = re.compile(r'^\s*(\w+)\["([^"]+)"\]\s*$')

@@ -1,5 +1,2 @@
-"""advanced-graph: the showcase graph (see ``graph``); its knowledge interface in ``knowledge``."""
-
-from lgos_demo_graphs.advanced.graph import CONFIG, NAME, build
-
-__all__ = ["CONFIG", "NAME", "build"]
+"""advanced-graph: the showcase graph (``graph``: ``CONFIG``, ``build``); its knowledge interface
+in ``knowledge``, with the OpenAI Files + vector-store adapter in ``openai_knowledge``."""
