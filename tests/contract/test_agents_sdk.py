@@ -6,8 +6,6 @@ cover what any agent built with it does, through its own Runner loop.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 from agents import (
     Agent,
@@ -33,9 +31,9 @@ def calculate_sum(numbers: list[int]) -> int:
 
 
 @pytest.fixture
-async def agent_client(client: AsyncOpenAI) -> AsyncIterator[AsyncOpenAI]:
+async def agent_client(client: AsyncOpenAI) -> AsyncOpenAI:
     summed.clear()
-    yield client
+    return client
 
 
 def simple_agent(client: AsyncOpenAI, **kwargs: object) -> Agent:
@@ -51,7 +49,8 @@ async def test_agent_answers_on_simple_graph(agent_client: AsyncOpenAI, streamed
         deltas = [
             event.data.delta
             async for event in result.stream_events()
-            if event.type == "raw_response_event" and event.data.type == "response.output_text.delta"
+            if event.type == "raw_response_event"
+            and event.data.type == "response.output_text.delta"
         ]
         assert deltas
         assert "".join(deltas) == result.final_output

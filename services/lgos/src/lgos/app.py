@@ -24,6 +24,7 @@ from lgos.interrupts.runs import SecondInterruptError
 from lgos.interrupts.sweep import sweep_forever
 from lgos.protocol.chat.routes import router as chat_router
 from lgos.protocol.json import JSONResponse
+from lgos.protocol.limits import BodySizeLimit
 from lgos.protocol.models import router as models_router
 from lgos.protocol.responses.background import execute_job
 from lgos.protocol.responses.routes import router as responses_router
@@ -90,6 +91,7 @@ def create_app(
     async def health() -> dict[str, Any]:
         return {"status": "ok", "models": len(registry)}
 
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes)
     _install_error_handlers(app)
     return app
 

@@ -71,6 +71,18 @@ class NotFoundError(LGOSError):
     type = "invalid_request_error"
 
 
+class RequestTooLargeError(InvalidRequestError):
+    """The request body exceeds ``LGOS_MAX_REQUEST_BYTES`` (HTTP 413)."""
+
+    status_code = 413
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"The request body exceeds the limit of {limit} bytes.", code="request_too_large"
+        )
+        self.limit = limit
+
+
 class ContextLengthExceededError(InvalidRequestError):
     """A model call inside the graph exceeded its context window (HTTP 400, not retried)."""
 

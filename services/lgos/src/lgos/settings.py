@@ -25,6 +25,21 @@ class LGOSSettings(BaseSettings):
     sse_ping_interval: float = Field(
         default=15.0, gt=0, description="Seconds of graph silence before a ': ping' comment."
     )
+    max_request_bytes: int = Field(
+        default=8 * 1024 * 1024,
+        gt=0,
+        description="Request bodies over this many bytes are refused with 413 while reading.",
+    )
+    max_input_items: int = Field(
+        default=4096, gt=0, description="Most Responses input items or Chat messages a request has."
+    )
+    max_tools: int = Field(default=128, gt=0, description="Most tools one request declares.")
+    max_tool_schema_bytes: int = Field(
+        default=64 * 1024, gt=0, description="Largest one tool declaration may be, as JSON."
+    )
+    max_json_depth: int = Field(
+        default=64, gt=1, description="Deepest nesting of objects and arrays a body may have."
+    )
     postgres_uri: str | None = Field(
         default=None, description="Shared checkpoint/run state; embedded defaults when unset."
     )

@@ -12,6 +12,7 @@ from lgos.config import GraphFeature
 from lgos.errors import NotFoundError
 from lgos.protocol.cancel import run_or_cancel
 from lgos.protocol.json import JSONResponse
+from lgos.protocol.limits import check_shape
 from lgos.protocol.responses.background import create_background
 from lgos.protocol.responses.decode import DecodedResponsesRequest, decode
 from lgos.protocol.responses.events import build_response, encode_stream
@@ -27,6 +28,7 @@ router = APIRouter(tags=["responses"])
 @router.post("/v1/responses", response_model=None)
 async def create_response(request: Request, state: StateDep) -> Response | SSEResponse:
     body = parse_json_body(await request.body())
+    check_shape(body, state.limits, items="input")
     runner = state.runner_for(body.get("model"))
     decoded = decode(body, runner.model, runner.config)
     if decoded.background:
