@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 from lgos import InvalidRequestError
-from lgos.protocol.limits import ShapeLimits, check_depth, check_shape
+from lgos.protocol.limits import ShapeLimits, check_shape, check_tree
 
 LIMITS = ShapeLimits(max_items=3, max_tools=2, max_tool_schema_bytes=200, max_depth=5)
 
@@ -17,16 +17,16 @@ def nested(depth: int) -> Any:
 
 
 def test_depth_at_the_limit_passes_and_one_more_names_the_place() -> None:
-    check_depth({"x": nested(2)}, 5)  # body, x, a, [..], a, [..]: 5 containers deep
+    check_tree({"x": nested(2)}, 5)  # body, x, a, [..], a, [..]: 5 containers deep
     with pytest.raises(InvalidRequestError) as caught:
-        check_depth({"x": {"y": nested(2)}}, 5)
+        check_tree({"x": {"y": nested(2)}}, 5)
     assert caught.value.param == "x.y.a[0].a"
     assert caught.value.code == "nesting_too_deep"
 
 
 def test_depth_check_survives_what_recursion_would_not() -> None:
     with pytest.raises(InvalidRequestError):
-        check_depth(nested(100_000), 64)
+        check_tree(nested(100_000), 64)
 
 
 @pytest.mark.parametrize(
@@ -49,3 +49,21 @@ def test_shape_bounds_name_the_parameter(body: dict[str, Any], items: str, param
 def test_within_bounds_passes() -> None:
     check_shape({"input": ["a"] * 3, "tools": [{"type": "function"}] * 2}, LIMITS, items="input")
     check_shape({"input": "not a list", "tools": "not a list"}, LIMITS, items="input")
+
+
+@pytest.mark.parametrize(
+    ("body", "param"),
+    [
+        ({"input": "a\x00b"}, "input"),
+        (
+            {"input": [{"role": "user", "content": [{"type": "input_text", "text": "\x00"}]}]},
+            "input[0].content[0].text",
+        ),
+        ({"metadata": {"k\x00": "v"}}, "metadata.k\\u0000"),
+    ],
+)
+def test_nul_characters_are_refused_with_their_place(body: dict[str, Any], param: str) -> None:
+    with pytest.raises(InvalidRequestError) as caught:
+        check_shape(body, LIMITS, items="input")
+    assert caught.value.param == param
+    assert "\x00" not in caught.value.message

@@ -22,6 +22,7 @@ from lgos.errors import LGOSError, ServerError, error_envelope
 from lgos.interrupts.keys import ScopeResolver, shared_scope
 from lgos.interrupts.runs import SecondInterruptError
 from lgos.interrupts.sweep import sweep_forever
+from lgos.protocol import openapi
 from lgos.protocol.chat.routes import router as chat_router
 from lgos.protocol.json import JSONResponse
 from lgos.protocol.limits import BodySizeLimit
@@ -91,6 +92,7 @@ def create_app(
     async def health() -> dict[str, Any]:
         return {"status": "ok", "models": len(registry)}
 
+    openapi.install(app)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes)
     _install_error_handlers(app)
     return app

@@ -70,8 +70,9 @@ class ShapeLimits:
 
 
 def check_shape(body: dict[str, Any], limits: ShapeLimits, *, items: str) -> None:
-    """Nesting depth of the whole body, then the ``items`` list's length and the tools'."""
-    check_depth(body, limits.max_depth)
+    """Nesting depth and NUL-free strings of the whole body, then the ``items`` list's length
+    and the tools'."""
+    check_tree(body, limits.max_depth)
     listed = body.get(items)
     if isinstance(listed, list) and len(listed) > limits.max_items:
         raise InvalidRequestError(
@@ -97,14 +98,23 @@ def check_shape(body: dict[str, Any], limits: ShapeLimits, *, items: str) -> Non
             )
 
 
-def check_depth(value: Any, max_depth: int) -> None:
-    """400 naming the first container nested deeper than ``max_depth`` (iteratively: no
-    recursion for a hostile body to exhaust)."""
+def check_tree(value: Any, max_depth: int) -> None:
+    """400 naming the first container nested deeper than ``max_depth``, or the first string
+    (key or value) holding U+0000, which PostgreSQL text and jsonb cannot store: a checkpoint
+    or background record would fail after the request was accepted. Iterative, so no hostile
+    body can exhaust the recursion limit."""
     stack: list[tuple[Any, Sequence[int | str]]] = [(value, ())]
     while stack:
         node, path = stack.pop()
+        if isinstance(node, str):
+            if "\x00" in node:
+                _reject_nul(path)
+            continue
         if isinstance(node, dict):
             children: Any = node.items()
+            for key in node:
+                if "\x00" in key:
+                    _reject_nul((*path, key))
         elif isinstance(node, list):
             children = enumerate(node)
         else:
@@ -118,3 +128,14 @@ def check_depth(value: Any, max_depth: int) -> None:
                 code="nesting_too_deep",
             )
         stack.extend((child, (*path, key)) for key, child in children)
+
+
+def _reject_nul(path: Sequence[int | str]) -> None:
+    # The param names the place without carrying the NUL itself into the response.
+    shown = [p.replace("\x00", "\\u0000") if isinstance(p, str) else p for p in path]
+    param = format_param(shown) or None
+    raise InvalidRequestError(
+        "Strings may not contain the NUL character (U+0000)" + (f": '{param}'." if param else "."),
+        param=param,
+        code="invalid_value",
+    )
