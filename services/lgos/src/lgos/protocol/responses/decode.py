@@ -259,6 +259,10 @@ def decode_input(raw: Any) -> list[BaseMessage]:
         if not isinstance(item, dict):
             raise InvalidRequestError(f"Invalid '{param}': expected an object.", param=param)
         kind = item.get("type", "message")
+        if not isinstance(kind, str):  # a list or object here once reached a dict lookup: 500
+            raise InvalidRequestError(
+                f"Invalid type for '{param}.type': expected a string.", param=f"{param}.type"
+            )
         if kind == "message":
             messages.append(_decode_message(item, param))
         elif kind in TOOL_ITEM_DECODERS:
@@ -277,7 +281,7 @@ _MESSAGE_FIELDS = frozenset({"type", "role", "content", "id", "status", "phase"}
 def _decode_message(item: dict[str, Any], param: str) -> BaseMessage:
     reject_unknown(item, _MESSAGE_FIELDS, param)
     role = item.get("role")
-    if role not in _ROLES:
+    if not isinstance(role, str) or role not in _ROLES:
         raise InvalidRequestError(
             f"Invalid '{param}.role': expected one of user, system, developer, assistant.",
             param=f"{param}.role",
