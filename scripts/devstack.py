@@ -34,7 +34,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lgos_gateways.mcp_demo_db import DBHUB_ENTRY, dbhub_command
@@ -44,7 +44,7 @@ STATE = Path(os.environ.get("DEVSTACK_STATE_DIR", ROOT / ".dev"))
 HEALTH_TIMEOUT = 60.0
 
 # Progress lines must appear as they happen, also when stdout is a pipe.
-print = functools.partial(print, flush=True)
+print: Callable[..., None] = functools.partial(print, flush=True)
 
 
 SEARXNG_DIR = ROOT / "services" / "searxng"
@@ -67,15 +67,77 @@ DEV_GATEWAY_KEY = "sk-lgos-local-dev"
 
 
 @dataclass(frozen=True)
+class Ports:
+    """Every component's port, read once from the environment (tests pick free ones)."""
+
+    postgres: int
+    redis: int
+    searxng: int
+    embeddings: int
+    files: int
+    offline_model: int
+    lgos: int
+    lgos_worker: int
+    """The worker has no fixed port in the design; it serves only its health check."""
+    mcp_db: int
+    gateway: int
+
+    @classmethod
+    def from_env(cls) -> Ports:
+        values: dict[str, int] = {}
+        for name, (variable, default) in PORT_VARIABLES.items():
+            raw = os.environ.get(variable, str(default))
+            try:
+                port = int(raw)
+            except ValueError:
+                raise SystemExit(f"{variable}={raw!r} is not a port number") from None
+            if not 0 < port < 65536:
+                raise SystemExit(f"{variable}={port} is outside 1-65535")
+            values[name] = port
+        return cls(**values)
+
+
+PORT_VARIABLES: dict[str, tuple[str, int]] = {
+    "postgres": ("POSTGRES_PORT", 3001),
+    "redis": ("REDIS_PORT", 3008),
+    "searxng": ("SEARXNG_PORT", 3005),
+    "embeddings": ("EMBEDDINGS_PORT", 3010),
+    "files": ("FILES_PORT", 3006),
+    "offline_model": ("OFFLINE_MODEL_PORT", 3007),
+    "lgos": ("LGOS_PORT", 3004),
+    "lgos_worker": ("LGOS_WORKER_PORT", 3011),
+    "mcp_db": ("MCP_DEMO_DB_PORT", 3012),
+    "gateway": ("OPENAI_GATEWAY_PORT", 3000),
+}
+
+
+@dataclass
+class Stack:
+    """What setup steps share: the ports, and environment they hand to later components."""
+
+    ports: Ports
+    env: dict[str, str] = field(default_factory=dict)
+    """Set by a setup step (e.g. an id a one-shot job created); every later component gets it."""
+
+
+Setup = Callable[["Component", Stack], None]
+
+
+@dataclass(frozen=True, kw_only=True)
 class Component:
     name: str
     port: int
     args: list[str]
-    env: dict[str, str]
+    env: dict[str, str] = field(default_factory=dict)
     health_path: str = "/health"
     tcp_health: bool = False
     """Health is an accepted TCP connection (databases), not an HTTP 200."""
-    run_as: tuple[int, int] | None = None
+    service_user: bool = False
+    """Run as the unprivileged PG_USER when started as root (PostgreSQL refuses root)."""
+    requires: tuple[Path, ...] = ()
+    """Installed files the component needs; `make dev` installs them."""
+    setup: Setup | None = None
+    """Runs before the process starts, after every earlier component is healthy."""
 
     @property
     def health_url(self) -> str:
@@ -88,19 +150,27 @@ def pg_data() -> Path:
     return Path(os.environ.get("DEVSTACK_PGDATA", STATE / "postgres"))
 
 
-def unprivileged() -> tuple[int, int] | None:
-    """PostgreSQL refuses to run as root: as root, run it as a system user made for it."""
+def service_user() -> tuple[int, int] | None:
+    """The uid/gid to run as when root, if that user exists (never creates it)."""
     if os.geteuid() != 0:
         return None
     try:
         entry = pwd.getpwnam(PG_USER)
     except KeyError:
+        return None
+    return entry.pw_uid, entry.pw_gid
+
+
+def ensure_service_user() -> tuple[int, int] | None:
+    """As root, the system user PostgreSQL runs as, created on first use."""
+    if os.geteuid() != 0:
+        return None
+    if service_user() is None:
         subprocess.run(
             ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", PG_USER],
             check=True,
         )
-        entry = pwd.getpwnam(PG_USER)
-    return entry.pw_uid, entry.pw_gid
+    return service_user()
 
 
 def demote(user: tuple[int, int] | None) -> Callable[[], None] | None:
@@ -114,17 +184,14 @@ def demote(user: tuple[int, int] | None) -> Callable[[], None] | None:
     return switch
 
 
-def init_postgres(component: Component) -> None:
-    if not (PG_BIN / "initdb").exists():
-        raise SystemExit(
-            "PostgreSQL is not installed: run `make dev` (it installs .tools/postgres)"
-        )
+def init_postgres(component: Component, stack: Stack) -> None:
+    user = ensure_service_user()
     data = pg_data()
     if (data / "PG_VERSION").exists():
         return
     data.mkdir(parents=True, exist_ok=True)
-    if component.run_as is not None:
-        os.chown(data, *component.run_as)
+    if user is not None:
+        os.chown(data, *user)
     subprocess.run(
         [
             str(PG_BIN / "initdb"),
@@ -140,26 +207,31 @@ def init_postgres(component: Component) -> None:
         ],
         check=True,
         stdout=subprocess.DEVNULL,
-        preexec_fn=demote(component.run_as),
+        preexec_fn=demote(user),
     )
 
 
-def searxng_settings(port: int) -> Path:
+def searxng_settings(component: Component, stack: Stack) -> None:
     """Render the SearXNG settings (absolute engine path, port, a fresh secret) into STATE."""
     template = (SEARXNG_DIR / "settings.template.yml").read_text()
     rendered = (
         template.replace("@CORPUS_DIR@", str(SEARXNG_DIR))
-        .replace("@PORT@", str(port))
+        .replace("@PORT@", str(component.port))
         .replace("@SECRET@", secrets.token_hex(16))
     )
-    STATE.mkdir(parents=True, exist_ok=True)
-    path = STATE / "searxng-settings.yml"
-    path.write_text(rendered)
-    return path
+    (STATE / "searxng-settings.yml").write_text(rendered)
 
 
 def gateway_key() -> str:
     return os.environ.get("OPENAI_GATEWAY_API_KEY") or DEV_GATEWAY_KEY
+
+
+def files_key() -> str:
+    return os.environ.get("FILES_API_KEYS", FILES_DEV_KEY).split(",")[0]
+
+
+def postgres_url(ports: Ports) -> str:
+    return f"postgresql://postgres@127.0.0.1:{ports.postgres}/postgres"
 
 
 def run_job(what: str, module: str, *args: str) -> None:
@@ -173,84 +245,72 @@ def run_job(what: str, module: str, *args: str) -> None:
         raise SystemExit(f"{what} failed:\n{log.read_text()[-2000:]}")
 
 
-def prepare_mcp_db() -> None:
+def prepare_mcp_db(component: Component, stack: Stack) -> None:
     """The demo schema and its read-only role in the stack's PostgreSQL, and dbhub's config."""
-    if not DBHUB_ENTRY.exists():
-        raise SystemExit("dbhub is not installed: run `make dev` (it installs .tools/dbhub)")
-    pg_port = os.environ.get("POSTGRES_PORT", "3001")
-    admin = f"postgresql://postgres@127.0.0.1:{pg_port}/postgres"
     config = str(STATE / "dbhub.toml")
     run_job(
-        "mcp-db-setup", "lgos_gateways.mcp_demo_db", "--admin-url", admin, "--dbhub-config", config
+        "mcp-db-setup",
+        "lgos_gateways.mcp_demo_db",
+        "--admin-url",
+        postgres_url(stack.ports),
+        "--dbhub-config",
+        config,
     )
 
 
-def sync_gateway_catalog() -> None:
+def sync_gateway_catalog(component: Component, stack: Stack) -> None:
     """LGOS is healthy by now (components start in order): publish its catalog to LiteLLM."""
-    if not LITELLM_BIN.exists():
-        raise SystemExit("LiteLLM is not installed: run `make dev` (it installs .tools/litellm)")
-    lgos = f"http://127.0.0.1:{os.environ.get('LGOS_PORT', '3004')}"
-    config = STATE / "litellm.yaml"
     # --reseed: each start serves gateways/litellm/config.yaml as it is now, so edits and updates
     # to the operator file are never shadowed by the served copy in .dev/.
     run_job(
         "gateway-sync",
         "lgos_gateways.litellm_sync",
         "--lgos-url",
-        lgos,
+        f"http://127.0.0.1:{stack.ports.lgos}",
         "--config",
-        str(config),
+        str(STATE / "litellm.yaml"),
         "--reseed",
     )
 
 
-def components() -> list[Component]:
-    gateway_port = int(os.environ.get("OPENAI_GATEWAY_PORT", "3000"))
-    mcp_port = int(os.environ.get("MCP_DEMO_DB_PORT", "3012"))
-    files_port = int(os.environ.get("FILES_PORT", "3006"))
-    lgos_port = int(os.environ.get("LGOS_PORT", "3004"))
-    model_port = int(os.environ.get("OFFLINE_MODEL_PORT", "3007"))
-    search_port = int(os.environ.get("SEARXNG_PORT", "3005"))
-    pg_port = int(os.environ.get("POSTGRES_PORT", "3001"))
-    redis_port = int(os.environ.get("REDIS_PORT", "3008"))
-    files_port = int(os.environ.get("FILES_PORT", "3006"))
-    embeddings_port = int(os.environ.get("EMBEDDINGS_PORT", "3010"))
-    # The worker has no fixed port in the design; it serves only its health check.
-    worker_port = int(os.environ.get("LGOS_WORKER_PORT", "3011"))
+def components(ports: Ports) -> list[Component]:
+    """The stack, in start order: each component starts once all before it are healthy."""
     registry = "lgos_demo_graphs.registry:create_registry"
+    pg_url = postgres_url(ports)
     lgos_env = {
-        "DEMO_API_OFFLINE_MODEL_URL": f"http://127.0.0.1:{model_port}/v1",
-        "DEMO_API_WEB_SEARCH_URL": f"http://127.0.0.1:{search_port}",
-        "LGOS_POSTGRES_URI": f"postgresql://postgres@127.0.0.1:{pg_port}/postgres",
-        "LGOS_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
+        "DEMO_API_OFFLINE_MODEL_URL": f"http://127.0.0.1:{ports.offline_model}/v1",
+        "DEMO_API_WEB_SEARCH_URL": f"http://127.0.0.1:{ports.searxng}",
+        "LGOS_POSTGRES_URI": pg_url,
+        "LGOS_REDIS_URL": f"redis://127.0.0.1:{ports.redis}/0",
         "LGOS_BACKGROUND": "distributed",
     }
     return [
         Component(
-            "postgres",
-            pg_port,
-            [
+            name="postgres",
+            port=ports.postgres,
+            args=[
                 str(PG_BIN / "postgres"),
                 "-D",
                 str(pg_data()),
                 "-p",
-                str(pg_port),
+                str(ports.postgres),
                 "-c",
                 "listen_addresses=127.0.0.1",
                 "-c",
                 "unix_socket_directories=",
             ],
-            {},
             tcp_health=True,
-            run_as=unprivileged(),
+            service_user=True,
+            requires=(PG_BIN / "initdb",),
+            setup=init_postgres,
         ),
         Component(
-            "redis",
-            redis_port,
-            [
+            name="redis",
+            port=ports.redis,
+            args=[
                 shutil.which("redis-server") or "redis-server",
                 "--port",
-                str(redis_port),
+                str(ports.redis),
                 "--bind",
                 "127.0.0.1",
                 "--save",
@@ -258,84 +318,94 @@ def components() -> list[Component]:
                 "--appendonly",
                 "no",
             ],
-            {},
             tcp_health=True,
         ),
         Component(
-            "searxng",
-            search_port,
-            [str(SEARXNG_PYTHON), "-m", "searx.webapp"],
-            {"SEARXNG_SETTINGS_PATH": str(STATE / "searxng-settings.yml")},
+            name="searxng",
+            port=ports.searxng,
+            args=[str(SEARXNG_PYTHON), "-m", "searx.webapp"],
+            env={"SEARXNG_SETTINGS_PATH": str(STATE / "searxng-settings.yml")},
             health_path="/healthz",
+            requires=(SEARXNG_PYTHON,),
+            setup=searxng_settings,
         ),
         Component(
-            "embeddings",
-            embeddings_port,
-            [str(EMBEDDINGS_PYTHON), str(EMBEDDINGS_SERVER), "--port", str(embeddings_port)],
-            {},
+            name="embeddings",
+            port=ports.embeddings,
+            args=[str(EMBEDDINGS_PYTHON), str(EMBEDDINGS_SERVER), "--port", str(ports.embeddings)],
+            requires=(EMBEDDINGS_PYTHON,),
         ),
         Component(
-            "files",
-            files_port,
-            [sys.executable, "-m", "files_service", "--port", str(files_port)],
-            {
-                "FILES_POSTGRES_URI": f"postgresql://postgres@127.0.0.1:{pg_port}/postgres",
+            name="files",
+            port=ports.files,
+            args=[sys.executable, "-m", "files_service", "--port", str(ports.files)],
+            env={
+                "FILES_POSTGRES_URI": pg_url,
                 "FILES_STORAGE": "disk",
                 "FILES_STORAGE_DIR": str(STATE / "files"),
                 "FILES_API_KEYS": os.environ.get("FILES_API_KEYS", FILES_DEV_KEY),
-                "FILES_EMBEDDINGS_URL": f"http://127.0.0.1:{embeddings_port}/v1",
+                "FILES_EMBEDDINGS_URL": f"http://127.0.0.1:{ports.embeddings}/v1",
             },
         ),
         Component(
-            "offline-model",
-            model_port,
-            [sys.executable, "-m", "offline_model", "--port", str(model_port)],
-            {},
+            name="offline-model",
+            port=ports.offline_model,
+            args=[sys.executable, "-m", "offline_model", "--port", str(ports.offline_model)],
         ),
         Component(
-            "lgos",
-            lgos_port,
-            [sys.executable, "-m", "lgos", "serve", registry, "--port", str(lgos_port)],
-            lgos_env,
+            name="lgos",
+            port=ports.lgos,
+            args=[sys.executable, "-m", "lgos", "serve", registry, "--port", str(ports.lgos)],
+            env=lgos_env,
         ),
         Component(
-            "lgos-worker",
-            worker_port,
-            [sys.executable, "-m", "lgos", "worker", registry, "--port", str(worker_port)],
-            lgos_env,
+            name="lgos-worker",
+            port=ports.lgos_worker,
+            args=[
+                sys.executable,
+                "-m",
+                "lgos",
+                "worker",
+                registry,
+                "--port",
+                str(ports.lgos_worker),
+            ],
+            env=lgos_env,
         ),
         Component(
-            "mcp-db",
-            mcp_port,
-            dbhub_command(mcp_port, STATE / "dbhub.toml"),
-            {},
+            name="mcp-db",
+            port=ports.mcp_db,
+            args=dbhub_command(ports.mcp_db, STATE / "dbhub.toml"),
             health_path="/healthz",
+            requires=(DBHUB_ENTRY,),
+            setup=prepare_mcp_db,
         ),
         Component(
-            "gateway",
-            gateway_port,
-            [
+            name="gateway",
+            port=ports.gateway,
+            args=[
                 sys.executable,
                 "-m",
                 "lgos_gateways.litellm_serve",
                 "--config",
                 str(STATE / "litellm.yaml"),
                 "--port",
-                str(gateway_port),
+                str(ports.gateway),
                 "--pid-file",
                 str(STATE / "litellm.pid"),
                 "--litellm",
                 str(LITELLM_BIN),
             ],
-            {
+            env={
                 "OPENAI_GATEWAY_API_KEY": gateway_key(),
-                "MCP_DEMO_DB_URL": f"http://127.0.0.1:{mcp_port}/mcp",
-                "FILES_API_BASE": f"http://127.0.0.1:{files_port}/v1",
+                "MCP_DEMO_DB_URL": f"http://127.0.0.1:{ports.mcp_db}/mcp",
+                "FILES_API_BASE": f"http://127.0.0.1:{ports.files}/v1",
                 # The gateway holds a Files service key; clients hold only the gateway's.
-                "FILES_API_KEY": os.environ.get("FILES_API_KEY")
-                or os.environ.get("FILES_API_KEYS", FILES_DEV_KEY).split(",")[0],
+                "FILES_API_KEY": os.environ.get("FILES_API_KEY") or files_key(),
             },
             health_path="/health/liveliness",
+            requires=(LITELLM_BIN,),
+            setup=sync_gateway_catalog,
         ),
     ]
 
@@ -354,34 +424,28 @@ def healthy(component: Component) -> bool:
         return False
 
 
-def start(component: Component) -> subprocess.Popen[bytes]:
-    STATE.mkdir(parents=True, exist_ok=True)
+def start(component: Component, stack: Stack) -> subprocess.Popen[bytes]:
     if healthy(component):
         raise SystemExit(f"port {component.port} already serves something: is a stack running?")
-    if component.name == "searxng":
-        if not SEARXNG_PYTHON.exists():
-            raise SystemExit(
-                "SearXNG is not installed: run `make dev` (it installs .tools/searxng)"
-            )
-        searxng_settings(component.port)
-    if component.name == "postgres":
-        init_postgres(component)
-    if component.name == "embeddings" and not EMBEDDINGS_PYTHON.exists():
-        raise SystemExit("MiniLM is not installed: run `make dev` (it installs .tools/embeddings)")
-    if component.name == "mcp-db":
-        prepare_mcp_db()
-    if component.name == "gateway":
-        sync_gateway_catalog()
-    log = (STATE / f"{component.name}.log").open("ab")
-    return subprocess.Popen(
-        component.args,
-        env={**os.environ, **component.env},
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        cwd=ROOT,
-        start_new_session=True,
-        preexec_fn=demote(component.run_as),
-    )
+    missing = [path for path in component.requires if not path.exists()]
+    if missing:
+        raise SystemExit(
+            f"{component.name} is not installed ({missing[0]} is missing): run `make dev`, "
+            "which installs it under .tools/"
+        )
+    if component.setup is not None:
+        component.setup(component, stack)
+    # The child keeps its own descriptor; ours is closed as soon as it has one.
+    with (STATE / f"{component.name}.log").open("ab") as log:
+        return subprocess.Popen(
+            component.args,
+            env={**os.environ, **stack.env, **component.env},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            start_new_session=True,
+            preexec_fn=demote(service_user() if component.service_user else None),
+        )
 
 
 def wait_healthy(component: Component, process: subprocess.Popen[bytes]) -> None:
@@ -395,32 +459,52 @@ def wait_healthy(component: Component, process: subprocess.Popen[bytes]) -> None
         time.sleep(0.2)
 
 
-def alive(pid: int) -> bool:
-    """True while ``pid`` runs; an exited child nobody has reaped yet (a zombie) counts as gone."""
+def proc_stat(pid: int) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name, or None when there is no such pid."""
     try:
         with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (FileNotFoundError, IndexError):
-        return False
-    except OSError:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
+            return stat.read().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return None
 
 
-def stop(pids: dict[str, int]) -> None:
-    for name, pid in reversed(list(pids.items())):
+def start_ticks(pid: int) -> int | None:
+    """When ``pid`` started (clock ticks since boot): with the pid it names one process exactly."""
+    fields = proc_stat(pid)
+    return int(fields[19]) if fields is not None else None
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` runs; an exited child nobody has reaped yet (a zombie) counts as gone."""
+    fields = proc_stat(pid)
+    return fields is not None and fields[0] != "Z"
+
+
+@dataclass(frozen=True)
+class Started:
+    """A process the stack started: its pid and start time, so a reused pid is never signalled."""
+
+    pid: int
+    ticks: int | None
+
+    def is_ours(self) -> bool:
+        return alive(self.pid) and self.ticks is not None and start_ticks(self.pid) == self.ticks
+
+
+def stop(started: dict[str, Started]) -> None:
+    for name, process in reversed(list(started.items())):
+        if not process.is_ours():
+            # Gone already, or its pid now belongs to another process: never signal that one.
+            continue
         try:
-            os.killpg(pid, signal.SIGINT)
+            os.killpg(process.pid, signal.SIGINT)
         except ProcessLookupError:
             continue
         deadline = time.monotonic() + 10
-        while alive(pid) and time.monotonic() < deadline:
+        while alive(process.pid) and time.monotonic() < deadline:
             time.sleep(0.05)
-        if alive(pid):
-            os.killpg(pid, signal.SIGKILL)
+        if alive(process.pid):
+            os.killpg(process.pid, signal.SIGKILL)
         with contextlib.suppress(OSError):  # a closed stdout must not leave servers running
             print(f"stopped {name}")
 
@@ -437,49 +521,50 @@ def model_notice() -> str:
 
 
 def up(detach: bool) -> None:
-    pids: dict[str, int] = {}
-    processes: list[subprocess.Popen[bytes]] = []
+    stack = Stack(Ports.from_env())
+    plan = components(stack.ports)
+    STATE.mkdir(parents=True, exist_ok=True)
+    started: dict[str, Started] = {}
+    processes: dict[str, subprocess.Popen[bytes]] = {}
     keep_running = False
     try:
-        for component in components():
-            process = start(component)
-            processes.append(process)
-            pids[component.name] = process.pid
+        for component in plan:
+            process = start(component, stack)
+            processes[component.name] = process
+            started[component.name] = Started(process.pid, start_ticks(process.pid))
             wait_healthy(component, process)
             scheme = "tcp" if component.tcp_health else "http"
             print(f"{component.name:14} healthy on {scheme}://127.0.0.1:{component.port}")
-        lgos = next(c for c in components() if c.name == "lgos")
-        gateway = next(c for c in components() if c.name == "gateway")
+        ports = stack.ports
         key = (
             "$OPENAI_GATEWAY_API_KEY"
             if os.environ.get("OPENAI_GATEWAY_API_KEY")
             else DEV_GATEWAY_KEY
         )
-        print(f"\nOpenAI base URL: http://127.0.0.1:{gateway.port}/v1  (gateway, key {key})")
-        print(f"LGOS directly:   http://127.0.0.1:{lgos.port}/v1  ({model_notice()})")
-        files = next(c for c in components() if c.name == "files")
+        print(f"\nOpenAI base URL: http://127.0.0.1:{ports.gateway}/v1  (gateway, key {key})")
+        print(f"LGOS directly:   http://127.0.0.1:{ports.lgos}/v1  ({model_notice()})")
         print(
-            f"Files service:   http://127.0.0.1:{files.port}/v1  (key: FILES_API_KEYS, default "
+            f"Files service:   http://127.0.0.1:{ports.files}/v1  (key: FILES_API_KEYS, default "
             f"{FILES_DEV_KEY}; local disk under {STATE / 'files'}; MiniLM semantic search)"
         )
         print(f"logs: {STATE}/")
         if detach:
-            (STATE / "pids.json").write_text(json.dumps(pids))
+            (STATE / "pids.json").write_text(
+                json.dumps({name: asdict(process) for name, process in started.items()})
+            )
             keep_running = True
             return
         print("Ctrl-C stops the stack.")
-        while all(p.poll() is None for p in processes):
+        while all(p.poll() is None for p in processes.values()):
             time.sleep(0.5)
-        failed = [
-            c.name for c, p in zip(components(), processes, strict=True) if p.poll() is not None
-        ]
+        failed = [name for name, p in processes.items() if p.poll() is not None]
         print(f"{', '.join(failed)} stopped unexpectedly; see {STATE}/", file=sys.stderr)
         sys.exit(1)
     except KeyboardInterrupt:
         pass
     finally:
         if not keep_running:
-            stop(pids)
+            stop(started)
 
 
 def down() -> None:
@@ -487,13 +572,19 @@ def down() -> None:
     if not pid_file.exists():
         print("no detached stack is running")
         return
-    stop(json.loads(pid_file.read_text()))
+    recorded = json.loads(pid_file.read_text())
+    started = {
+        # A pid file of an older devstack holds bare pids: without a start time, none is ours.
+        name: Started(**entry) if isinstance(entry, dict) else Started(int(entry), None)
+        for name, entry in recorded.items()
+    }
+    stop(started)
     pid_file.unlink()
 
 
 def status() -> int:
     code = 0
-    for component in components():
+    for component in components(Ports.from_env()):
         ok = healthy(component)
         code |= 0 if ok else 1
         print(f"{component.name:14} {'healthy' if ok else 'down'}  {component.health_url}")
