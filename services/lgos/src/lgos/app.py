@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
+from lgos.auth import APIKeyAuth, trusted_resolver
 from lgos.background.factory import open_backend
 from lgos.config import GraphFeature, GraphRegistry
 from lgos.errors import LGOSError, ServerError, error_envelope
@@ -57,6 +58,7 @@ def create_app(
     runs; the default single shared scope suits single-tenant deployments only.
     """
     settings = settings or LGOSSettings()
+    scope_resolver = trusted_resolver(settings, scope_resolver)
     state = AppState(
         registry=registry,
         runners=build_runners(registry),
@@ -94,6 +96,8 @@ def create_app(
 
     openapi.install(app)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes)
+    if settings.api_keys:
+        app.add_middleware(APIKeyAuth, keys=settings.api_keys)
     _install_error_handlers(app)
     return app
 

@@ -52,6 +52,12 @@ class InvalidRequestError(LGOSError):
     type = "invalid_request_error"
 
 
+class AuthenticationError(InvalidRequestError):
+    """No API key, or one LGOS does not know (HTTP 401; only when ``LGOS_API_KEYS`` is set)."""
+
+    status_code = 401
+
+
 class ModelNotFoundError(InvalidRequestError):
     """The requested model is not a registered graph (HTTP 404 on every route)."""
 
