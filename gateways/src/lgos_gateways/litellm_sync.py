@@ -96,7 +96,10 @@ def reload_proxy(pid_file: Path, timeout: float) -> None:
 
 
 def sync(args: argparse.Namespace) -> int:
-    with httpx.Client(base_url=args.lgos_url, timeout=30.0) as lgos:
+    # LGOS_API_KEY: the key for an LGOS with LGOS_API_KEYS set (the native stack's).
+    lgos_key = os.environ.get("LGOS_API_KEY")
+    headers = {"Authorization": f"Bearer {lgos_key}"} if lgos_key else {}
+    with httpx.Client(base_url=args.lgos_url, headers=headers, timeout=30.0) as lgos:
         graphs = fetch_catalog(lgos)
     upstream = Upstream(
         api_base=args.upstream_url or f"{args.lgos_url}/v1", api_key=args.upstream_key
