@@ -18,6 +18,9 @@ MAX_TOOLS = 128
 MAX_DEPTH = 64
 
 
+_UNION_MEMBERS = frozenset({"str", "int", "bool", "float", "none"})
+
+
 class _Lenient(BaseModel):
     model_config = ConfigDict(extra="allow", strict=True)
 
@@ -107,8 +110,9 @@ def _param(location: tuple[int | str, ...]) -> str:
     for part in location:
         if isinstance(part, int):
             param += f"[{part}]"
-        elif not any(part.startswith(k) for k in ("str", "list[", "dict[", "function-")):
-            # pydantic names the union member it tried; OpenAI's param is the field path.
+        elif part not in _UNION_MEMBERS and "[" not in part and not part[:1].isupper():
+            # pydantic names the union member it tried (str, list[...], a model's class);
+            # OpenAI's param is only the field path.
             param += f".{part}" if param else part
     return param
 
