@@ -14,7 +14,7 @@ import pytest
 from openai import AsyncOpenAI
 
 from tests.support.clients import embedded_lgos
-from tests.support.servers import Server, free_port, serve
+from tests.support.servers import Server, serve_lgos
 
 pytestmark = pytest.mark.asyncio
 LIMIT = 64 * 1024
@@ -24,17 +24,13 @@ LIMIT = 64 * 1024
 def limited_server(
     offline_model: Server, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
-    port = free_port()
     env = {
-        "LGOS_PORT": str(port),
         "LGOS_MAX_REQUEST_BYTES": str(LIMIT),
         "LGOS_MAX_TOOLS": "4",
         "LGOS_STATE_DIR": str(tmp_path_factory.mktemp("limited-state")),
     }
     log = tmp_path_factory.mktemp("logs") / "lgos-limited.log"
-    with serve(
-        ["lgos", "serve", "tests.support.graphs:create_registry"], port=port, env=env, log=log
-    ) as server:
+    with serve_lgos("serve", "tests.support.graphs:create_registry", env=env, log=log) as server:
         yield server
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from tests.support.servers import Server, free_port, serve
+from tests.support.servers import Server, serve_lgos
 from tests.support.shared_state import REDIS_URL, fresh_database
 
 
@@ -25,7 +25,6 @@ def fuzzed_lgos(
     postgres_uri: str,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Server]:
-    port = free_port()
     queue = f"lgos-fuzz:{uuid.uuid4().hex[:12]}"
     env = {
         # The deployed shape: checkpoints, Store and background records in PostgreSQL (which
@@ -34,7 +33,6 @@ def fuzzed_lgos(
         "LGOS_REDIS_URL": REDIS_URL,
         "LGOS_BACKGROUND": "distributed",
         "LGOS_BACKGROUND_QUEUE": queue,
-        "LGOS_PORT": str(port),
         "LGOS_STATE_DIR": str(tmp_path_factory.mktemp("fuzz-lgos-state")),
         "DEMO_API_OFFLINE_MODEL_URL": f"{offline_model.url}/v1",
         "DEMO_API_WEB_SEARCH_URL": searxng.url,
@@ -42,8 +40,8 @@ def fuzzed_lgos(
     }
     log = tmp_path_factory.mktemp("logs") / "lgos-fuzz.log"
     # The demo registry: what users run, with no graph that fails on purpose.
-    with serve(
-        ["lgos", "serve", "lgos_demo_graphs.registry:create_registry"], port=port, env=env, log=log
+    with serve_lgos(
+        "serve", "lgos_demo_graphs.registry:create_registry", env=env, log=log
     ) as server:
         yield server
     redis.Redis.from_url(REDIS_URL).delete(queue)

@@ -17,7 +17,7 @@ import redis
 from openai import AsyncOpenAI
 
 from tests.support.clients import sdk_client
-from tests.support.servers import Server, free_port, serve
+from tests.support.servers import Server, serve_lgos
 from tests.support.shared_state import REDIS_URL, shared_env
 
 pytestmark = pytest.mark.asyncio
@@ -41,26 +41,10 @@ def keyed(
         "LGOS_BACKGROUND": "distributed",
         "LGOS_BACKGROUND_QUEUE": queue,
     }
-    ports = [free_port() for _ in range(3)]
     with (
-        serve(
-            ["lgos", "serve", TARGET, "--port", str(ports[0])],
-            port=ports[0],
-            env=env,
-            log=logs / "a.log",
-        ) as a,
-        serve(
-            ["lgos", "serve", TARGET, "--port", str(ports[1])],
-            port=ports[1],
-            env=env,
-            log=logs / "b.log",
-        ) as b,
-        serve(
-            ["lgos", "worker", TARGET, "--port", str(ports[2])],
-            port=ports[2],
-            env=env,
-            log=logs / "worker.log",
-        ),
+        serve_lgos("serve", TARGET, env=env, log=logs / "a.log") as a,
+        serve_lgos("serve", TARGET, env=env, log=logs / "b.log") as b,
+        serve_lgos("worker", TARGET, env=env, log=logs / "worker.log"),
     ):
         yield a, b
     redis.Redis.from_url(REDIS_URL).delete(queue)

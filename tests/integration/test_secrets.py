@@ -19,7 +19,7 @@ import httpx
 import pytest
 import redis
 
-from tests.support.servers import Server, free_port, serve
+from tests.support.servers import Server, free_port, serve, serve_lgos
 from tests.support.shared_state import REDIS_URL
 
 LGOS_KEY = "sk-lgos-secret-7f3a9c"
@@ -73,25 +73,15 @@ def stack(
         "FILES_STORAGE_DIR": str(logs / "files"),
         "FILES_API_KEYS": FILES_KEY,
     }
-    ports = [free_port() for _ in range(3)]
+    files_port = free_port()
     target = "lgos_demo_graphs.registry:create_registry"
     with (
-        serve(
-            ["lgos", "serve", target, "--port", str(ports[0])],
-            port=ports[0],
-            env=lgos_env,
-            log=logs / "lgos.log",
-        ) as lgos,
-        serve(
-            ["lgos", "worker", target, "--port", str(ports[1])],
-            port=ports[1],
-            env=lgos_env,
-            log=logs / "worker.log",
-        ),
+        serve_lgos("serve", target, env=lgos_env, log=logs / "lgos.log") as lgos,
+        serve_lgos("worker", target, env=lgos_env, log=logs / "worker.log"),
         serve(
             ["files_service"],
-            port=ports[2],
-            env={**files_env, "FILES_PORT": str(ports[2])},
+            port=files_port,
+            env={**files_env, "FILES_PORT": str(files_port)},
             log=logs / "files.log",
         ) as files,
     ):
