@@ -16,8 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lgos import ClientSettings, GraphConfig, GraphFeature, InvalidRequestError
 from lgos.interrupts.ids import call_id, interrupt_id_of, paused_response_id, run_id_of
-from lgos.protocol.chat.chunks import _DELTA_TAIL, CompletionShell
 from lgos.protocol.chat.decode import decode as decode_chat
+from lgos.protocol.chat.encode import _DELTA_TAIL, CompletionShell
 from lgos.protocol.metadata import (
     MAX_KEY_CHARS,
     MAX_PAIRS,
@@ -27,7 +27,7 @@ from lgos.protocol.metadata import (
 )
 from lgos.protocol.responses.decode import decode as decode_responses
 from lgos.protocol.responses.decode import decode_resume
-from lgos.protocol.responses.events import _Encoder
+from lgos.protocol.responses.encode import _Encoder
 from lgos.protocol.responses.items import ResponseShell
 
 from tests.support.fuzz import fuzz

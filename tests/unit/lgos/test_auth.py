@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from lgos import LGOSSettings
 from lgos.auth import STATE_KEY, key_scope, trusted_resolver
-from lgos.interrupts.keys import shared_scope
+from lgos.scope import shared_scope
 from starlette.requests import Request
 
 KEYS = {"sk-a": "a", "sk-b": "b"}

@@ -15,8 +15,8 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lgos.errors import AuthenticationError
-from lgos.interrupts.keys import ScopeResolver
 from lgos.protocol.json import JSONResponse
+from lgos.scope import ScopeResolver
 from lgos.settings import LGOSSettings
 
 STATE_KEY = "lgos_scope"
