@@ -88,8 +88,10 @@ dev-status: $(SYNCED)
 
 # After a graph change: republish LGOS's catalog to the running gateway (restart + verify).
 gateway-sync: $(SYNCED)
-	OPENAI_GATEWAY_API_KEY=$${OPENAI_GATEWAY_API_KEY:-sk-lgos-local-dev} $(RUN) lgos-litellm-sync \
+	OPENAI_GATEWAY_API_KEY=$${OPENAI_GATEWAY_API_KEY:-sk-lgos-local-dev} \
+	LGOS_API_KEY=$${LGOS_API_KEY:-sk-lgos-local-only} $(RUN) lgos-litellm-sync \
 		--lgos-url http://127.0.0.1:$${LGOS_PORT:-3004} --config .dev/litellm.yaml \
+		--upstream-key os.environ/LGOS_API_KEY \
 		--reload-pid-file .dev/litellm.pid --gateway-url http://127.0.0.1:$${OPENAI_GATEWAY_PORT:-3000}
 
 lint: $(SYNCED)

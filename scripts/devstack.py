@@ -52,6 +52,7 @@ SEARXNG_PYTHON = ROOT / ".tools" / "searxng" / "bin" / "python"
 EMBEDDINGS_PYTHON = ROOT / ".tools" / "embeddings" / "bin" / "python"
 EMBEDDINGS_SERVER = ROOT / "services" / "files" / "embeddings" / "minilm_server.py"
 FILES_DEV_KEY = "sk-files-local-only"
+LGOS_DEV_KEY = "sk-lgos-local-only"
 PG_BIN = next(
     iter(
         (ROOT / ".tools" / "postgres").glob(
@@ -226,6 +227,11 @@ def gateway_key() -> str:
     return os.environ.get("OPENAI_GATEWAY_API_KEY") or DEV_GATEWAY_KEY
 
 
+def lgos_key() -> str:
+    """The key the gateway (and a developer) use for LGOS: LGOS_API_KEY, or the local default."""
+    return os.environ.get("LGOS_API_KEY") or LGOS_DEV_KEY
+
+
 def files_key() -> str:
     return os.environ.get("FILES_API_KEYS", FILES_DEV_KEY).split(",")[0]
 
@@ -298,6 +304,10 @@ def sync_gateway_catalog(component: Component, stack: Stack) -> None:
         "--config",
         str(STATE / "litellm.yaml"),
         "--reseed",
+        # LiteLLM reads the key from its own environment; the config names only the variable.
+        "--upstream-key",
+        "os.environ/LGOS_API_KEY",
+        env={"LGOS_API_KEY": lgos_key()},
     )
 
 
@@ -312,6 +322,8 @@ def components(ports: Ports) -> list[Component]:
         "LGOS_REDIS_URL": f"redis://127.0.0.1:{ports.redis}/0",
         "LGOS_BACKGROUND": "distributed",
         **knowledge_env(ports),
+        # LGOS checks keys in the native stack: the gateway holds this one.
+        "LGOS_API_KEYS": f"{lgos_key()}=gateway",
     }
     return [
         Component(
@@ -432,6 +444,7 @@ def components(ports: Ports) -> list[Component]:
                 "FILES_API_BASE": f"http://127.0.0.1:{ports.files}/v1",
                 # The gateway holds a Files service key; clients hold only the gateway's.
                 "FILES_API_KEY": os.environ.get("FILES_API_KEY") or files_key(),
+                "LGOS_API_KEY": lgos_key(),
             },
             health_path="/health/liveliness",
             requires=(LITELLM_BIN,),
@@ -572,7 +585,8 @@ def up(detach: bool) -> None:
             else DEV_GATEWAY_KEY
         )
         print(f"\nOpenAI base URL: http://127.0.0.1:{ports.gateway}/v1  (gateway, key {key})")
-        print(f"LGOS directly:   http://127.0.0.1:{ports.lgos}/v1  ({model_notice()})")
+        lgos = "$LGOS_API_KEY" if os.environ.get("LGOS_API_KEY") else LGOS_DEV_KEY
+        print(f"LGOS directly:   http://127.0.0.1:{ports.lgos}/v1  (key {lgos}; {model_notice()})")
         print(
             f"Files service:   http://127.0.0.1:{ports.files}/v1  (key: FILES_API_KEYS, default "
             f"{FILES_DEV_KEY}; local disk under {STATE / 'files'}; MiniLM semantic search)"

@@ -103,3 +103,11 @@ def serve_searxng(state: Path) -> Iterator[Server]:
         health_path="/healthz",
     ) as server:
         yield server
+
+
+@contextmanager
+def serve_lgos(command: str, target: str, *, env: Mapping[str, str], log: Path) -> Iterator[Server]:
+    """``lgos serve`` or ``lgos worker`` for ``target`` on a free port (its health route)."""
+    port = free_port()
+    with serve(["lgos", command, target, "--port", str(port)], port=port, env=env, log=log) as s:
+        yield s

@@ -13,7 +13,7 @@ from openai import OpenAI
 
 client = OpenAI(
     base_url=os.environ.get("OPENAI_BASE_URL", "http://127.0.0.1:3004/v1"),
-    api_key=os.environ.get("OPENAI_API_KEY", "not-needed-locally"),
+    api_key=os.environ.get("OPENAI_API_KEY", "sk-lgos-local-only"),  # make dev's LGOS key
 )
 tool: Any = {
     "type": "function",

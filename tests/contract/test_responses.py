@@ -206,6 +206,10 @@ REJECTIONS: list[tuple[dict[str, Any], str]] = [
     ({"max_output_tokens": 10}, "max_output_tokens"),
     ({"reasoning": {"effort": "low"}}, "reasoning"),
     ({"include": ["message.output_text.logprobs"]}, "include"),
+    ({"include": ["reasoning.encrypted_content", "web_search_call.results"]}, "include"),
+    ({"metadata": {"lgos_settings": '{"flag": "yes"}'}}, "metadata.lgos_settings"),
+    ({"metadata": {"lgos_settings": '{"flag": 1}'}}, "metadata.lgos_settings"),
+    ({"metadata": {"lgos_settings": '{"nested": {"a": "1"}}'}}, "metadata.lgos_settings"),
     ({"conversation": "conv_1"}, "conversation"),
     ({"text": {"format": {"type": "json_object"}}}, "text.format"),
     ({"tools": [{"type": "file_search", "vector_store_ids": ["vs"]}]}, "tools[0].type"),
@@ -226,6 +230,10 @@ REJECTIONS: list[tuple[dict[str, Any], str]] = [
         "input[0].content[0].file_data",
     ),
     ({"input": [{"role": "wizard", "content": "x"}]}, "input[0].role"),
+    # Found by the decoder property: unhashable values once reached a set or dict lookup (500).
+    ({"input": [{"type": [], "role": "user", "content": "x"}]}, "input[0].type"),
+    ({"input": [{"type": {"a": 1}}]}, "input[0].type"),
+    ({"input": [{"role": ["user"], "content": "x"}]}, "input[0].role"),
     ({"input": [{"type": "reasoning", "summary": []}]}, "input[0].type"),
     (
         {
@@ -344,3 +352,31 @@ async def test_usage_is_omitted_when_not_reported(client: AsyncOpenAI) -> None:
     response = await client.responses.create(model="no-usage", input="x")
     assert response.output_text == SCRIPTED_TEXT
     assert response.usage is None
+
+
+async def test_empty_include_is_accepted(client: AsyncOpenAI) -> None:
+    # The OpenAI Agents SDK sends include=[] on every Responses call.
+    response = await client.responses.create(model="scripted", input="x", include=[])
+    assert response.output_text == SCRIPTED_TEXT
+    stream = await client.responses.create(model="scripted", input="x", include=[], stream=True)
+    events = [event.type async for event in stream]
+    assert events[-1] == "response.completed"
+
+
+async def test_non_empty_include_names_its_values(client: AsyncOpenAI) -> None:
+    with pytest.raises(openai.BadRequestError) as caught:
+        await client.responses.create(
+            model="scripted", input="x", include=["message.output_text.logprobs"]
+        )
+    assert caught.value.param == "include"
+    assert caught.value.code == "unsupported_parameter"
+    assert "message.output_text.logprobs" in caught.value.message
+
+
+async def test_lax_settings_values_are_rejected(client: AsyncOpenAI) -> None:
+    for raw in ('{"flag": "yes"}', '{"flag": "true"}', '{"flag": 0}'):
+        with pytest.raises(openai.BadRequestError) as caught:
+            await echo(client, metadata={"lgos_settings": raw})
+        assert caught.value.param == "metadata.lgos_settings", raw
+    report = await echo(client, metadata={"lgos_settings": '{"flag": true}'})
+    assert report["settings"]["flag"] is True

@@ -61,6 +61,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     }
     env.pop("DEMO_API_OPENAI_API_KEY", None)
     env.pop("OPENAI_GATEWAY_API_KEY", None)  # the stack's local default key is used below
+    env.pop("LGOS_API_KEY", None)
     devstack = [sys.executable, str(ROOT / "scripts" / "devstack.py")]
     up = subprocess.run(
         [*devstack, "up", "--detach"], env=env, capture_output=True, text=True, timeout=240
@@ -79,10 +80,39 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
             httpx.get(f"http://127.0.0.1:{env['LGOS_PORT']}/health", timeout=1.0)
 
 
+LGOS_KEY = "sk-lgos-local-only"
+
+
+def test_lgos_checks_keys_and_the_gateway_holds_one(stack: dict[str, str]) -> None:
+    lgos = f"http://127.0.0.1:{stack['LGOS_PORT']}/v1"
+    assert httpx.get(f"{lgos}/models", timeout=5).status_code == 401
+    wrong = httpx.get(f"{lgos}/models", headers={"Authorization": "Bearer sk-x"}, timeout=5)
+    assert wrong.status_code == 401
+    assert wrong.json()["error"]["code"] == "invalid_api_key"
+    keyed = httpx.get(f"{lgos}/models", headers={"Authorization": f"Bearer {LGOS_KEY}"})
+    assert keyed.status_code == 200
+    # Clients of the gateway hold only the gateway key; the gateway sends LGOS's.
+    gateway = f"http://127.0.0.1:{stack['OPENAI_GATEWAY_PORT']}/v1"
+    answer = httpx.post(
+        f"{gateway}/responses",
+        headers={"Authorization": "Bearer sk-lgos-local-dev"},
+        json={"model": "lgos/simple-graph", "input": "Who holds the key?"},
+        timeout=60,
+    )
+    assert answer.status_code == 200, answer.text
+    assert "Who holds the key?" in answer.json()["output"][0]["content"][0]["text"]
+    served = (Path(stack["DEVSTACK_STATE_DIR"]) / "litellm.yaml").read_text()
+    assert LGOS_KEY not in served  # the served config names the variable, not the key
+
+
 def run_example(name: str, env: dict[str, str]) -> str:
     result = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "examples" / name)],
-        env={**env, "OPENAI_BASE_URL": f"http://127.0.0.1:{env['LGOS_PORT']}/v1"},
+        env={
+            **env,
+            "OPENAI_BASE_URL": f"http://127.0.0.1:{env['LGOS_PORT']}/v1",
+            "OPENAI_API_KEY": LGOS_KEY,  # the native stack's LGOS checks keys
+        },
         capture_output=True,
         text=True,
         timeout=60,

@@ -12,4 +12,5 @@ from scripts.servers import SEARXNG_DIR as SEARXNG_DIR
 from scripts.servers import SEARXNG_PYTHON as SEARXNG_PYTHON
 from scripts.servers import Server as Server
 from scripts.servers import serve as serve
+from scripts.servers import serve_lgos as serve_lgos
 from scripts.servers import serve_searxng as serve_searxng

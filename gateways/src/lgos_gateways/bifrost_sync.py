@@ -31,7 +31,7 @@ from lgos_gateways.bifrost_catalog import (
     lgos_attribute,
     pricing_rows,
 )
-from lgos_gateways.catalog import CatalogError, Graph, fetch_catalog
+from lgos_gateways.catalog import CatalogError, Graph, fetch_catalog, lgos_client
 
 logger = logging.getLogger("lgos_gateways.bifrost_sync")
 
@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     problems = check_config(config)
     if problems:
         raise CatalogError("gateways/bifrost/config.json: " + "; ".join(problems))
-    with httpx.Client(base_url=args.lgos_url, timeout=30.0) as lgos:
+    with lgos_client(args.lgos_url) as lgos:
         graphs = fetch_catalog(lgos)
     write_pricing(args.pricing_file, graphs)
     if args.command == "pricing":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,13 @@ class Graph:
     @property
     def gateway_name(self) -> str:
         return f"{GATEWAY_PREFIX}{self.id}"
+
+
+def lgos_client(lgos_url: str) -> httpx.Client:
+    """A client for LGOS, keyed with ``LGOS_API_KEY`` when LGOS checks keys (LGOS_API_KEYS)."""
+    key = os.environ.get("LGOS_API_KEY")
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    return httpx.Client(base_url=lgos_url, headers=headers, timeout=30.0)
 
 
 def _json(response: httpx.Response) -> Any:

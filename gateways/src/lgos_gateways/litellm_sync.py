@@ -21,7 +21,7 @@ import httpx
 import yaml
 from lgos.logs import configure_logging
 
-from lgos_gateways.catalog import CatalogError, Graph, fetch_catalog
+from lgos_gateways.catalog import CatalogError, Graph, fetch_catalog, lgos_client
 from lgos_gateways.litellm_catalog import Upstream, is_managed, merge_catalog
 from lgos_gateways.litellm_serve import child_file
 
@@ -96,7 +96,7 @@ def reload_proxy(pid_file: Path, timeout: float) -> None:
 
 
 def sync(args: argparse.Namespace) -> int:
-    with httpx.Client(base_url=args.lgos_url, timeout=30.0) as lgos:
+    with lgos_client(args.lgos_url) as lgos:
         graphs = fetch_catalog(lgos)
     upstream = Upstream(
         api_base=args.upstream_url or f"{args.lgos_url}/v1", api_key=args.upstream_key

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any, Literal
 
 import pytest
 from lgos import ClientSettings, GraphConfig, InvalidRequestError
@@ -54,3 +55,39 @@ def test_reserved_prefix_and_passthrough() -> None:
 def test_metadata_shape(metadata: object) -> None:
     with pytest.raises(InvalidRequestError):
         check_metadata(metadata)
+
+
+class Typed(ClientSettings):
+    flag: bool = False
+    count: int = 1
+    ratio: float = 0.5
+    audience: Literal["general", "expert"] = "general"
+
+
+TYPED = GraphConfig(graph=lambda: None, description="d", client_settings=Typed)  # type: ignore[arg-type,return-value]
+
+
+@pytest.mark.parametrize(
+    "supplied",
+    [
+        {"flag": "yes"},
+        {"flag": "true"},
+        {"flag": 1},
+        {"count": "1"},
+        {"count": 1.5},
+        {"count": True},
+        {"ratio": "0.5"},
+        {"audience": "novice"},
+    ],
+)
+def test_settings_are_validated_strictly_against_the_schema(supplied: dict[str, Any]) -> None:
+    with pytest.raises(InvalidRequestError) as caught:
+        resolve_settings(TYPED, json.dumps(supplied))
+    assert caught.value.param == "metadata.lgos_settings"
+
+
+def test_strict_settings_accept_what_the_schema_advertises() -> None:
+    settings = resolve_settings(
+        TYPED, json.dumps({"flag": True, "count": 3, "ratio": 2, "audience": "expert"})
+    )
+    assert settings == Typed(flag=True, count=3, ratio=2.0, audience="expert")

@@ -8,7 +8,9 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from files_service import openapi
 from files_service.errors import install_error_handlers
+from files_service.nul_guard import NulGuard
 from files_service.routes import files, vector_stores
 from files_service.settings import FilesSettings
 from files_service.state import FilesState
@@ -32,6 +34,7 @@ def create_app(settings: FilesSettings | None = None, state: FilesState | None =
     app.include_router(files.router)
     app.include_router(vector_stores.router)
     app.add_middleware(BodyLimit, max_upload_bytes=settings.max_upload_bytes)
+    app.add_middleware(NulGuard)
 
     @app.get("/health", tags=["health"])
     async def health() -> dict[str, Any]:
@@ -45,4 +48,5 @@ def create_app(settings: FilesSettings | None = None, state: FilesState | None =
         }
 
     install_error_handlers(app)
+    openapi.install(app)
     return app

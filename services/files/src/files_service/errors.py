@@ -8,9 +8,11 @@ the logs.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any, Literal
 
 import orjson
+import psycopg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
@@ -105,6 +107,16 @@ def error_response(exc: FilesError, headers: dict[str, str] | None = None) -> Re
     )
 
 
+def allowed_methods(request: Request) -> str:
+    """Every documented method of the path, not only those of the route Starlette matched
+    first (HEAD is implied by GET)."""
+    path = request.url.path
+    for template, operations in request.app.openapi()["paths"].items():
+        if re.fullmatch(re.sub(r"\{[^}]+\}", "[^/]+", template), path):
+            return ", ".join(sorted(m.upper() for m in operations))
+    return ""
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(FilesError)
     async def files_error(request: Request, exc: FilesError) -> Response:
@@ -129,7 +141,22 @@ def install_error_handlers(app: FastAPI) -> None:
             return error_response(ServerError())
         error = FilesError(str(exc.detail), code="not_found" if exc.status_code == 404 else None)
         error.status_code = exc.status_code
-        return error_response(error)
+        headers = getattr(exc, "headers", None)
+        if exc.status_code == 405:
+            headers = {"Allow": allowed_methods(request)}
+        return error_response(error, headers)
+
+    @app.exception_handler(psycopg.DataError)
+    async def unstorable(request: Request, exc: psycopg.DataError) -> Response:
+        # PostgreSQL refused a value the request carried (a NUL character, most often): the
+        # statement failed, so nothing changed.
+        logger.info("request value refused by PostgreSQL", extra={"path": request.url.path})
+        return error_response(
+            InvalidRequestError(
+                "The request holds a value that cannot be stored, such as a NUL character.",
+                code="invalid_value",
+            )
+        )
 
     @app.exception_handler(ClientDisconnect)
     async def client_gone(request: Request, exc: ClientDisconnect) -> Response:

@@ -16,13 +16,16 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
+from lgos.auth import APIKeyAuth, trusted_resolver
 from lgos.background.factory import open_backend
 from lgos.config import GraphFeature, GraphRegistry
 from lgos.errors import ErrorType, InternalServerError, LGOSError, error_envelope
 from lgos.interrupts.runs import SecondInterruptError
 from lgos.interrupts.sweep import sweep_forever
+from lgos.protocol import openapi
 from lgos.protocol.chat.routes import router as chat_router
 from lgos.protocol.json import JSONResponse
+from lgos.protocol.limits import BodySizeLimit
 from lgos.protocol.models import router as models_router
 from lgos.protocol.responses.background import execute_job
 from lgos.protocol.responses.routes import router as responses_router
@@ -55,6 +58,7 @@ def create_app(
     runs; the default single shared scope suits single-tenant deployments only.
     """
     settings = settings or LGOSSettings()
+    scope_resolver = trusted_resolver(settings, scope_resolver)
     state = AppState(
         registry=registry,
         runners=build_runners(registry),
@@ -90,6 +94,10 @@ def create_app(
     async def health() -> dict[str, Any]:
         return {"status": "ok", "models": len(registry)}
 
+    openapi.install(app)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes)
+    if settings.api_keys:
+        app.add_middleware(APIKeyAuth, keys=settings.api_keys)
     _install_error_handlers(app)
     return app
 

@@ -56,6 +56,26 @@ class InvalidRequestError(LGOSError):
     type: ErrorType = "invalid_request_error"
 
 
+class AuthenticationError(LGOSError):
+    """No API key, or one LGOS does not know (HTTP 401; only when ``LGOS_API_KEYS`` is set)."""
+
+    status_code = 401
+    type: ErrorType = "invalid_request_error"
+
+
+class RequestTooLargeError(LGOSError):
+    """The request body exceeds ``LGOS_MAX_REQUEST_BYTES`` (HTTP 413)."""
+
+    status_code = 413
+    type: ErrorType = "invalid_request_error"
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"The request body exceeds the limit of {limit} bytes.", code="request_too_large"
+        )
+        self.limit = limit
+
+
 class ContextLengthExceededError(InvalidRequestError):
     """A model call inside the graph exceeded its context window (HTTP 400, not retried)."""
 

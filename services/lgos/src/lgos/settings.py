@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+import orjson
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 BackgroundEngine = Literal["inprocess", "distributed"]
 """``inprocess``: jobs run inside ``lgos serve`` (embedded default, nothing survives a restart).
@@ -24,6 +25,32 @@ class LGOSSettings(BaseSettings):
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     sse_ping_interval: float = Field(
         default=15.0, gt=0, description="Seconds of graph silence before a ': ping' comment."
+    )
+    api_keys: Annotated[dict[str, str], NoDecode] = Field(
+        default_factory=dict,
+        repr=False,
+        description="API key -> scope name ('key=scope,key2=scope2' or a JSON object); empty "
+        "(the default): no authentication.",
+    )
+    trusted_scope_header: str | None = Field(
+        default=None,
+        description="A header a trusted gateway sets to the caller's tenant; read only when "
+        "named here (with API keys it subdivides the key's scope).",
+    )
+    max_request_bytes: int = Field(
+        default=8 * 1024 * 1024,
+        gt=0,
+        description="Request bodies over this many bytes are refused with 413 while reading.",
+    )
+    max_input_items: int = Field(
+        default=4096, gt=0, description="Most Responses input items or Chat messages a request has."
+    )
+    max_tools: int = Field(default=128, gt=0, description="Most tools one request declares.")
+    max_tool_schema_bytes: int = Field(
+        default=64 * 1024, gt=0, description="Largest one tool declaration may be, as JSON."
+    )
+    max_json_depth: int = Field(
+        default=64, gt=1, description="Deepest nesting of objects and arrays a body may have."
     )
     postgres_uri: str | None = Field(
         default=None, description="Shared checkpoint/run state; embedded defaults when unset."
@@ -75,6 +102,25 @@ class LGOSSettings(BaseSettings):
         gt=0,
         description="A queued job not claimed for this long is dispatched again (lost message).",
     )
+
+    @field_validator("api_keys", mode="before")
+    @classmethod
+    def _parse_api_keys(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        if value.lstrip().startswith("{"):
+            return orjson.loads(value)
+        pairs = [pair.partition("=") for pair in value.split(",") if pair.strip()]
+        if any(not sep for _, sep, _ in pairs):
+            raise ValueError("LGOS_API_KEYS entries are key=scope")
+        return {key.strip(): scope.strip() for key, _, scope in pairs}
+
+    @field_validator("api_keys")
+    @classmethod
+    def _check_api_keys(cls, value: dict[str, str]) -> dict[str, str]:
+        if any(not key or not scope for key, scope in value.items()):
+            raise ValueError("LGOS_API_KEYS needs a non-empty key and scope in every entry")
+        return value
 
     @model_validator(mode="after")
     def _check_background(self) -> LGOSSettings:

@@ -14,6 +14,7 @@ from lgos.background.backend import BackgroundBackend
 from lgos.config import GraphRegistry
 from lgos.errors import InvalidRequestError, ModelNotFoundError
 from lgos.interrupts.resources import InterruptResources
+from lgos.protocol.limits import ShapeLimits
 from lgos.runtime.runner import GraphRunner
 from lgos.scope import ScopeResolver, shared_scope
 from lgos.settings import LGOSSettings
@@ -27,6 +28,7 @@ class AppState:
     settings: LGOSSettings
     scope_resolver: ScopeResolver = shared_scope
     interrupts: InterruptResources = field(init=False)
+    limits: ShapeLimits = field(init=False)
     _store_attached: bool = field(default=False, init=False)
     _store_lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
     _stack: AsyncExitStack = field(default_factory=AsyncExitStack, init=False)
@@ -36,6 +38,7 @@ class AppState:
 
     def __post_init__(self) -> None:
         self.interrupts = InterruptResources(self.settings)
+        self.limits = ShapeLimits.from_settings(self.settings)
 
     @property
     def background(self) -> BackgroundBackend:

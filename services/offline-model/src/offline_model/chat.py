@@ -13,8 +13,9 @@ from fastapi.responses import StreamingResponse
 from starlette.responses import Response
 
 from offline_model.answer import MODEL_NAME, compose_answer, count_tokens, tokenize
-from offline_model.http import error, json_response, paced, truncate
+from offline_model.http import json_response, paced, truncate
 from offline_model.prompts import chat_prompt, input_tokens
+from offline_model.requests import ChatRequest, parse
 from offline_model.tools import chat_tools, plan_calls
 
 router = APIRouter()
@@ -22,10 +23,8 @@ router = APIRouter()
 
 @router.post("/v1/chat/completions")
 async def chat(request: Request) -> Response:
-    body = orjson.loads(await request.body())
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        return error("'messages' must be a non-empty array.", "messages")
+    body = parse(await request.body(), ChatRequest)
+    messages = body["messages"]
     prompt = chat_prompt(messages)
     calls = plan_calls(prompt, chat_tools(body.get("tools")), body.get("tool_choice"))
     tokens, truncated = (

@@ -13,8 +13,9 @@ from fastapi.responses import StreamingResponse
 from starlette.responses import Response
 
 from offline_model.answer import MODEL_NAME, compose_answer, count_tokens, tokenize
-from offline_model.http import error, json_response, paced, truncate
+from offline_model.http import json_response, paced, truncate
 from offline_model.prompts import input_tokens, responses_prompt
+from offline_model.requests import ResponsesRequest, parse
 from offline_model.structured import json_schema_of, structured_answer
 from offline_model.tools import PlannedCall, plan_calls, responses_tools
 
@@ -55,9 +56,7 @@ def _message_item(item_id: str, text: str, status: str) -> dict[str, Any]:
 
 @router.post("/v1/responses")
 async def responses(request: Request) -> Response:
-    body = orjson.loads(await request.body())
-    if body.get("input") is None:
-        return error("Missing required parameter: 'input'.", "input")
+    body = parse(await request.body(), ResponsesRequest)
     prompt = responses_prompt(body)
     calls = plan_calls(prompt, responses_tools(body.get("tools")), body.get("tool_choice"))
     schema = json_schema_of(body)

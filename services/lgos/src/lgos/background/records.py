@@ -8,9 +8,11 @@ never change again.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
@@ -20,6 +22,20 @@ from lgos.background.backend import (
     IdempotencyKeyReusedError,
     Snapshot,
 )
+
+# An escaped NUL (preceded by an even number of backslashes, so not a literal "\u0000").
+_ESCAPED_NUL = re.compile(rb"(?<!\\)((?:\\\\)*)\\u0000")
+
+
+def storable_json(value: Any) -> bytes:
+    """JSON that jsonb accepts: jsonb holds no U+0000, so a graph's output that contains one
+    is kept with U+FFFD in its place instead of failing the finished Response."""
+    return _ESCAPED_NUL.sub(rb"\1\\ufffd", orjson.dumps(value))
+
+
+def jsonb(value: Any) -> Jsonb:
+    return Jsonb(value, dumps=storable_json)
+
 
 WORKER_LOST_MESSAGE = "The worker running this response stopped before it finished."
 
@@ -72,7 +88,7 @@ _FAIL = """
 
 
 def _fail_params(message: str, snapshot: Snapshot | None = None, **params: Any) -> dict[str, Any]:
-    return {"message": message, "snapshot": Jsonb(snapshot) if snapshot else None, **params}
+    return {"message": message, "snapshot": jsonb(snapshot) if snapshot else None, **params}
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +187,7 @@ class BackgroundRecords:
                 INSERT INTO lgos_background_responses (id, scope, status, snapshot, job, queue)
                 VALUES (%s, %s, 'queued', %s, %s, %s)
                 """,
-                (job.response_id, job.scope, Jsonb(queued), Jsonb(job.to_json()), self.queue),
+                (job.response_id, job.scope, jsonb(queued), jsonb(job.to_json()), self.queue),
             )
         return queued, True
 
@@ -249,7 +265,7 @@ class BackgroundRecords:
                     snapshot = COALESCE(%s, snapshot)
                 WHERE id = %s AND worker = %s AND status = 'in_progress'
                 """,
-                (Jsonb(snapshot) if snapshot is not None else None, response_id, worker),
+                (jsonb(snapshot) if snapshot is not None else None, response_id, worker),
             )
         return bool(cursor.rowcount == 1)
 
@@ -262,7 +278,7 @@ class BackgroundRecords:
                 SET status = %s, snapshot = %s, updated_at = now()
                 WHERE id = %s AND worker = %s AND status = 'in_progress'
                 """,
-                (final["status"], Jsonb(final), response_id, worker),
+                (final["status"], jsonb(final), response_id, worker),
             )
         return bool(cursor.rowcount == 1)
 

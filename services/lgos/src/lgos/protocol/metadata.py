@@ -82,8 +82,11 @@ def resolve_settings(config: GraphConfig, raw: str | None) -> ClientSettings | N
         if supplied:
             raise InvalidRequestError("This model has no client settings.", param=SETTINGS_PARAM)
         return None
+    merged = {**config.settings_defaults(), **supplied}
     try:
-        return settings_model.model_validate({**config.settings_defaults(), **supplied})
+        # Strict JSON validation accepts exactly what the advertised JSON Schema describes:
+        # "yes" is no boolean and "1" no integer, as they would be in lax mode.
+        return settings_model.model_validate_json(orjson.dumps(merged), strict=True)
     except ValidationError as exc:
         raise InvalidRequestError(
             f"Invalid runtime settings: {describe_validation_error(exc)}", param=SETTINGS_PARAM

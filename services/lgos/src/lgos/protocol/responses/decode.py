@@ -40,6 +40,7 @@ ALLOWED_FIELDS = frozenset(
         "user",
         "safety_identifier",
         "text",
+        "include",
     }
 )
 UNSUPPORTED_FIELDS: dict[str, str] = {
@@ -59,7 +60,6 @@ UNSUPPORTED_FIELDS: dict[str, str] = {
     ),
     "reasoning": "Reasoning configuration belongs to the graph's own models.",
     "conversation": "LGOS keeps no server-side conversations; resend the input items you need.",
-    "include": "LGOS returns no optional include data.",
     "prompt": "Stored prompts are not supported.",
     "stream_options": "Stream options are not supported.",
 }
@@ -85,6 +85,8 @@ class DecodedResponsesRequest:
     tools: list[dict[str, Any]]
     tool_choice: Any
     parallel_tool_calls: bool
+    store: bool
+    """Echoed on the Response: as sent, else whether the background engine keeps it."""
 
 
 def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedResponsesRequest:
@@ -101,12 +103,6 @@ def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedResp
             raise InvalidRequestError(
                 "Background responses are polling-only; do not combine background and stream.",
                 param="stream",
-            )
-        if store is False:
-            raise InvalidRequestError(
-                "Background responses are kept by the background engine; omit store or set it "
-                "to true.",
-                param="store",
             )
     elif store:
         raise InvalidRequestError(
@@ -125,6 +121,7 @@ def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedResp
             )
         resume = decode_resume(previous, body.get("input"))
     _check_text_config(body.get("text"))
+    _check_include(body.get("include"))
     optional_field(body, "user", str)
     optional_field(body, "safety_identifier", str)
     parallel_tool_calls = optional_field(body, "parallel_tool_calls", bool)
@@ -170,6 +167,23 @@ def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedResp
         tools=declared,
         tool_choice=choice if choice is not None else "auto",
         parallel_tool_calls=True if parallel_tool_calls is None else parallel_tool_calls,
+        store=background if store is None else store,
+    )
+
+
+def _check_include(include: Any) -> None:
+    """An empty ``include`` asks for nothing extra (the Agents SDK always sends one)."""
+    if include is None or include == []:
+        return
+    if not isinstance(include, list):
+        raise InvalidRequestError(
+            "Invalid type for 'include': expected an array.", param="include", code="invalid_type"
+        )
+    named = ", ".join(repr(value) for value in include[:5])
+    raise InvalidRequestError(
+        f"Unsupported parameter: 'include' ({named}). LGOS returns no optional include data.",
+        param="include",
+        code="unsupported_parameter",
     )
 
 
@@ -245,6 +259,10 @@ def decode_input(raw: Any) -> list[BaseMessage]:
         if not isinstance(item, dict):
             raise InvalidRequestError(f"Invalid '{param}': expected an object.", param=param)
         kind = item.get("type", "message")
+        if not isinstance(kind, str):  # a list or object here once reached a dict lookup: 500
+            raise InvalidRequestError(
+                f"Invalid type for '{param}.type': expected a string.", param=f"{param}.type"
+            )
         if kind == "message":
             messages.append(_decode_message(item, param))
         elif kind in TOOL_ITEM_DECODERS:
@@ -263,7 +281,7 @@ _MESSAGE_FIELDS = frozenset({"type", "role", "content", "id", "status", "phase"}
 def _decode_message(item: dict[str, Any], param: str) -> BaseMessage:
     reject_unknown(item, _MESSAGE_FIELDS, param)
     role = item.get("role")
-    if role not in _ROLES:
+    if not isinstance(role, str) or role not in _ROLES:
         raise InvalidRequestError(
             f"Invalid '{param}.role': expected one of user, system, developer, assistant.",
             param=f"{param}.role",

@@ -54,7 +54,7 @@ class ResponseShell:
             "metadata": self.request.metadata,
             "parallel_tool_calls": self.request.parallel_tool_calls,
             "previous_response_id": self.previous_response_id,
-            "store": self.background,
+            "store": self.request.store,
             "temperature": None,
             "top_p": None,
             "text": {"format": {"type": "text"}},

@@ -11,7 +11,9 @@ from starlette.responses import Response
 from lgos.config import GraphFeature
 from lgos.errors import NotFoundError
 from lgos.protocol.cancel import run_or_cancel
+from lgos.protocol.ids import is_response_id
 from lgos.protocol.json import JSONResponse
+from lgos.protocol.limits import check_shape
 from lgos.protocol.responses.background import create_background
 from lgos.protocol.responses.decode import DecodedResponsesRequest, decode
 from lgos.protocol.responses.encode import build_response, encode_stream
@@ -27,6 +29,7 @@ router = APIRouter(tags=["responses"])
 @router.post("/v1/responses", response_model=None)
 async def create_response(request: Request, state: StateDep) -> Response | SSEResponse:
     body = parse_json_body(await request.body())
+    check_shape(body, state.limits, items="input")
     runner = state.runner_for(body.get("model"))
     decoded = decode(body, runner.model, runner.config)
     if decoded.background:
@@ -79,15 +82,19 @@ async def _interrupt_response(
 
 
 def _not_found(response_id: str) -> NotFoundError:
-    # Unknown, other-scope and foreground ids (never stored) look the same.
+    # Unknown, other-scope and foreground ids (never stored) look the same; a string that is
+    # no Response id at all is not looked up, nor echoed.
+    shown = response_id if is_response_id(response_id) else "(not a Response id)"
     return NotFoundError(
-        f"No response found with id '{response_id}'.", param="response_id", code="not_found"
+        f"No response found with id '{shown}'.", param="response_id", code="not_found"
     )
 
 
 @router.get("/v1/responses/{response_id}")
 async def retrieve_response(response_id: str, request: Request, state: StateDep) -> Response:
-    snapshot = await state.background.retrieve(response_id, state.scope_resolver(request))
+    snapshot = None
+    if is_response_id(response_id):
+        snapshot = await state.background.retrieve(response_id, state.scope_resolver(request))
     if snapshot is None:
         raise _not_found(response_id)
     return JSONResponse(snapshot)
@@ -95,7 +102,9 @@ async def retrieve_response(response_id: str, request: Request, state: StateDep)
 
 @router.post("/v1/responses/{response_id}/cancel")
 async def cancel_response(response_id: str, request: Request, state: StateDep) -> Response:
-    snapshot = await state.background.cancel(response_id, state.scope_resolver(request))
+    snapshot = None
+    if is_response_id(response_id):
+        snapshot = await state.background.cancel(response_id, state.scope_resolver(request))
     if snapshot is None:
         raise _not_found(response_id)
     return JSONResponse(snapshot)

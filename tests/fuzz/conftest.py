@@ -1,0 +1,47 @@
+"""The fuzz tier's servers: LGOS in its deployed shape (PostgreSQL, Redis, distributed engine)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+import redis
+
+from tests.support.servers import Server, serve_lgos
+from tests.support.shared_state import REDIS_URL, fresh_database
+
+
+@pytest.fixture(scope="session")
+def postgres_uri() -> Iterator[str]:
+    with fresh_database() as uri:
+        yield uri
+
+
+@pytest.fixture(scope="session")
+def fuzzed_lgos(
+    offline_model: Server,
+    searxng: Server,
+    postgres_uri: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Server]:
+    queue = f"lgos-fuzz:{uuid.uuid4().hex[:12]}"
+    env = {
+        # The deployed shape: checkpoints, Store and background records in PostgreSQL (which
+        # holds no NUL character), leases and dispatch on Redis.
+        "LGOS_POSTGRES_URI": postgres_uri,
+        "LGOS_REDIS_URL": REDIS_URL,
+        "LGOS_BACKGROUND": "distributed",
+        "LGOS_BACKGROUND_QUEUE": queue,
+        "LGOS_STATE_DIR": str(tmp_path_factory.mktemp("fuzz-lgos-state")),
+        "DEMO_API_OFFLINE_MODEL_URL": f"{offline_model.url}/v1",
+        "DEMO_API_WEB_SEARCH_URL": searxng.url,
+        "DEMO_API_REPORT_STEP_SECONDS": "0.01",
+    }
+    log = tmp_path_factory.mktemp("logs") / "lgos-fuzz.log"
+    # The demo registry: what users run, with no graph that fails on purpose.
+    with serve_lgos(
+        "serve", "lgos_demo_graphs.registry:create_registry", env=env, log=log
+    ) as server:
+        yield server
+    redis.Redis.from_url(REDIS_URL).delete(queue)

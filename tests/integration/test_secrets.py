@@ -1,0 +1,196 @@
+"""No secret appears in model discovery, an error or a log line.
+
+Every service gets a distinctive secret (LGOS API keys, the graphs' model key, database
+passwords, the Files service key); the test drives traffic and failures (wrong keys, unknown
+ids, bad input, a failing graph, background and interrupt runs, uploads), then greps every
+response body and header and every log file for each secret.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import pytest
+import redis
+
+from tests.support.servers import Server, free_port, serve, serve_lgos
+from tests.support.shared_state import REDIS_URL
+
+LGOS_KEY = "sk-lgos-secret-7f3a9c"
+MODEL_KEY = "sk-model-secret-b41d2e"
+FILES_KEY = "sk-files-secret-e8c5a1"
+PG_PASSWORD = "pg-secret-90ad7b"
+SECRETS = (LGOS_KEY, MODEL_KEY, FILES_KEY, PG_PASSWORD)
+
+
+@dataclass
+class Seen:
+    texts: list[str] = field(default_factory=list)
+
+    def record(self, response: httpx.Response) -> httpx.Response:
+        self.texts.append(response.text)
+        self.texts.extend(f"{k}: {v}" for k, v in response.headers.items())
+        return response
+
+
+def with_password(uri: str) -> str:
+    # The test servers trust local connections, so a password in the URI is accepted (and
+    # must still never be shown).
+    scheme, rest = uri.split("://", 1)
+    user_host = rest.split("@", 1)
+    user, host = (user_host[0], user_host[1]) if len(user_host) == 2 else ("postgres", rest)
+    return f"{scheme}://{user.split(':')[0]}:{PG_PASSWORD}@{host}"
+
+
+@pytest.fixture(scope="module")
+def stack(
+    postgres_uri: str, offline_model: Server, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Server, Server, Path, Path]]:
+    logs = tmp_path_factory.mktemp("secrets")
+    queue = f"lgos-test-secrets:{uuid.uuid4().hex[:8]}"
+    lgos_env = {
+        "LGOS_POSTGRES_URI": with_password(postgres_uri),
+        "LGOS_REDIS_URL": REDIS_URL,
+        "LGOS_BACKGROUND": "distributed",
+        "LGOS_BACKGROUND_QUEUE": queue,
+        "LGOS_STATE_DIR": str(logs),
+        "LGOS_API_KEYS": f"{LGOS_KEY}=tenant",
+        "LGOS_LOG_LEVEL": "debug",
+        # The graphs' "real model" is offline-model reached with a key, as a provider would be.
+        "DEMO_API_OPENAI_API_KEY": MODEL_KEY,
+        "DEMO_API_OPENAI_BASE_URL": f"{offline_model.url}/v1",
+        "DEMO_API_OPENAI_MODEL": "offline-model",
+        "DEMO_API_REPORT_STEP_SECONDS": "0.05",
+    }
+    files_env = {
+        "FILES_POSTGRES_URI": with_password(postgres_uri),
+        "FILES_STORAGE_DIR": str(logs / "files"),
+        "FILES_API_KEYS": FILES_KEY,
+    }
+    files_port = free_port()
+    target = "lgos_demo_graphs.registry:create_registry"
+    with (
+        serve_lgos("serve", target, env=lgos_env, log=logs / "lgos.log") as lgos,
+        serve_lgos("worker", target, env=lgos_env, log=logs / "worker.log"),
+        serve(
+            ["files_service"],
+            port=files_port,
+            env={**files_env, "FILES_PORT": str(files_port)},
+            log=logs / "files.log",
+        ) as files,
+    ):
+        yield lgos, files, logs, offline_model.log
+    redis.Redis.from_url(REDIS_URL).delete(queue)
+
+
+def drive_lgos(http: httpx.Client, seen: Seen) -> None:
+    keyed = {"Authorization": f"Bearer {LGOS_KEY}"}
+    for headers in ({}, {"Authorization": "Bearer sk-wrong"}, {"Authorization": LGOS_KEY}):
+        seen.record(http.get("/v1/models", headers=headers))
+    models = seen.record(http.get("/v1/models", headers=keyed)).json()["data"]
+    for model in models:
+        seen.record(http.get(f"/v1/models/{model['id']}", headers=keyed))
+    bodies = [
+        {"model": "simple-graph", "input": "hello"},
+        {"model": "simple-graph", "input": "hello", "stream": True},
+        {"model": "missing", "input": "x"},
+        {"model": "simple-graph", "input": [{"type": []}]},
+        {"model": "simple-graph", "input": "x", "temperature": 2},
+        {
+            "model": "response-outcomes",
+            "input": "x",
+            "metadata": {"lgos_settings": json.dumps({"outcome": "failure"})},
+        },
+        {
+            "model": "response-outcomes",
+            "input": "x",
+            "stream": True,
+            "metadata": {"lgos_settings": json.dumps({"outcome": "failure"})},
+        },
+        {"model": "interruptible-approval", "input": "Ship it"},
+        {
+            "model": "interruptible-approval",
+            "input": [],
+            "previous_response_id": "resp_lg_" + "0" * 32 + "_" + "0" * 32,
+        },
+    ]
+    for body in bodies:
+        seen.record(http.post("/v1/responses", json=body, headers=keyed))
+    seen.record(
+        http.post(
+            "/v1/chat/completions",
+            headers=keyed,
+            json={"model": "simple-graph", "messages": [{"role": "user", "content": "x"}]},
+        )
+    )
+    queued = seen.record(
+        http.post(
+            "/v1/responses",
+            headers=keyed,
+            json={"model": "background-report", "input": "report", "background": True},
+        )
+    ).json()
+    failing = seen.record(
+        http.post(
+            "/v1/responses",
+            headers=keyed,
+            json={
+                "model": "background-report",
+                "input": "x",
+                "background": True,
+                "metadata": {"lgos_settings": "{}"},
+            },
+        )
+    ).json()
+    for _ in range(100):
+        snapshot = seen.record(http.get(f"/v1/responses/{queued['id']}", headers=keyed)).json()
+        if snapshot["status"] not in ("queued", "in_progress"):
+            break
+        time.sleep(0.1)
+    assert snapshot["status"] == "completed", snapshot
+    seen.record(http.get(f"/v1/responses/{failing['id']}", headers=keyed))
+    seen.record(http.get("/v1/responses/resp_" + "1" * 32, headers=keyed))
+
+
+def drive_files(http: httpx.Client, seen: Seen) -> None:
+    keyed = {"Authorization": f"Bearer {FILES_KEY}"}
+    for headers in ({}, {"Authorization": "Bearer sk-wrong"}):
+        seen.record(http.get("/v1/files", headers=headers))
+    uploaded = seen.record(
+        http.post(
+            "/v1/files",
+            headers=keyed,
+            files={"file": ("a.md", b"x")},
+            data={"purpose": "assistants"},
+        )
+    ).json()
+    seen.record(http.get(f"/v1/files/{uploaded['id']}", headers=keyed))
+    seen.record(http.get("/v1/files/file-unknown", headers=keyed))
+    seen.record(http.post("/v1/files", headers=keyed, data={"purpose": "nope"}))
+    seen.record(http.post("/v1/vector_stores", headers=keyed, json={"name": "x\x00"}))
+    seen.record(http.get("/v1/files?after=%00", headers=keyed))
+    seen.record(http.delete(f"/v1/files/{uploaded['id']}", headers=keyed))
+
+
+def test_no_secret_in_any_response_or_log(stack: tuple[Server, Server, Path, Path]) -> None:
+    lgos, files, logs, model_log = stack
+    seen = Seen()
+    with httpx.Client(base_url=lgos.url, timeout=60) as http:
+        drive_lgos(http, seen)
+    with httpx.Client(base_url=files.url, timeout=60) as http:
+        drive_files(http, seen)
+    log_files = [*sorted(logs.glob("*.log")), model_log]
+    assert {p.name for p in log_files} >= {"lgos.log", "worker.log", "files.log"}
+    # The graph failures were logged with their details, so the logs are not empty.
+    assert "DemoFailure" in (logs / "lgos.log").read_text()
+    for secret in SECRETS:
+        for text in seen.texts:
+            assert secret not in text, f"{secret} in a response: {text[:300]}"
+        for log in log_files:
+            assert secret not in log.read_text(), f"{secret} in {log.name}"

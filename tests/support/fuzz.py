@@ -1,0 +1,52 @@
+"""One place for the fuzz tier's budget: examples per test, the seed, the deep profile.
+
+``make test`` runs the bounded ``ci`` profile with a fixed seed; ``LGOS_FUZZ_PROFILE=deep``
+runs many more examples, and ``LGOS_FUZZ_SEED`` replays or varies a run.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from hypothesis import HealthCheck, settings
+from hypothesis import seed as hypothesis_seed
+
+PROFILE = os.environ.get("LGOS_FUZZ_PROFILE", "ci")
+if PROFILE not in ("ci", "deep"):
+    raise RuntimeError(f"LGOS_FUZZ_PROFILE must be 'ci' or 'deep', not {PROFILE!r}")
+SEED = int(os.environ.get("LGOS_FUZZ_SEED", "20261201"))
+
+PROPERTY_EXAMPLES = {"ci": 300, "deep": 5000}[PROFILE]
+"""Examples per Hypothesis property of a pure codec."""
+HTTP_EXAMPLES = {"ci": 60, "deep": 1000}[PROFILE]
+"""Examples per Hypothesis property that sends HTTP requests."""
+SCHEMA_EXAMPLES = {"ci": 30, "deep": 500}[PROFILE]
+"""Schemathesis examples per operation and generation mode (positive, negative)."""
+
+_SETTINGS = {
+    "deadline": None,
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+    "database": None,
+    "print_blob": True,
+}
+
+
+def fuzz(max_examples: int = PROPERTY_EXAMPLES) -> Any:
+    """Decorator: Hypothesis settings of this profile plus its seed."""
+
+    def apply(test: Any) -> Any:
+        return hypothesis_seed(SEED)(settings(max_examples=max_examples, **_SETTINGS)(test))
+
+    return apply
+
+
+def schemathesis_config() -> dict[str, Any]:
+    return {
+        "seed": SEED,
+        "generation": {"mode": "all", "max-examples": SCHEMA_EXAMPLES, "allow-x00": True},
+        "phases": {"stateful": {"enabled": False}},
+        # Starlette's 405 lists the methods of one route, not of the path: a known deviation.
+        "checks": {"unsupported_method": {"enabled": False}},
+        "suppress-health-check": ["too_slow", "filter_too_much", "data_too_large"],
+    }
