@@ -282,16 +282,8 @@ def sync_gateway_catalog(component: Component, stack: Stack) -> None:
 
 
 def prepare_chainlit(component: Component, stack: Stack) -> None:
-    """Chainlit's own database in the stack's PostgreSQL (the app creates its tables) and a
-    login-token secret kept in STATE, so sessions survive a restart of the app."""
-    import psycopg
-
-    with psycopg.connect(postgres_url(stack.ports), autocommit=True) as connection:
-        exists = connection.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", (CHAINLIT_DATABASE,)
-        ).fetchone()
-        if exists is None:
-            connection.execute(f'CREATE DATABASE "{CHAINLIT_DATABASE}"')
+    """A login-token secret kept in STATE, so sessions survive a restart of the app (the app
+    creates its own database and tables in the stack's PostgreSQL)."""
     secret = STATE / "chainlit-auth-secret"
     if not os.environ.get("CHAINLIT_AUTH_SECRET") and not secret.exists():
         secret.write_text(secrets.token_urlsafe(48))

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -124,19 +125,63 @@ class ChainlitUser(Person):
         button.last.click()
 
 
-@pytest.fixture
-def person(
-    browser: Browser, stack: dict[str, str], shots: Path, request: pytest.FixtureRequest
+def chainlit_url(stack: dict[str, str]) -> str:
+    return f"http://127.0.0.1:{stack['CHAINLIT_PORT']}"
+
+
+@contextmanager
+def browser_user(
+    browser: Browser, url: str, shots: Path, journey: str, state: Path | None = None
 ) -> Iterator[ChainlitUser]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    journey = request.node.name.removeprefix("test_")
-    user = ChainlitUser(page, shots, journey, base_url=f"http://127.0.0.1:{stack['CHAINLIT_PORT']}")
-    user.login()
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900},
+        storage_state=str(state) if state is not None else None,
+    )
     try:
-        yield user
+        yield ChainlitUser(context.new_page(), shots, journey, base_url=url)
     finally:
         context.close()
+
+
+@pytest.fixture(scope="module")
+def signed_in(
+    browser: Browser, stack: dict[str, str], shots: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """Log in once through the form; every journey starts from that session's cookie."""
+    state = tmp_path_factory.mktemp("chainlit-login") / "state.json"
+    with browser_user(browser, chainlit_url(stack), shots, "login") as user:
+        user.login()
+        user.shot("logged in")
+        user.page.context.storage_state(path=str(state))
+    return state
+
+
+@pytest.fixture
+def person(
+    browser: Browser,
+    stack: dict[str, str],
+    shots: Path,
+    signed_in: Path,
+    request: pytest.FixtureRequest,
+) -> Iterator[ChainlitUser]:
+    journey = request.node.name.removeprefix("test_")
+    with browser_user(browser, chainlit_url(stack), shots, journey, signed_in) as user:
+        user.page.goto(user.base_url)
+        user.settle()
+        yield user
+
+
+def test_a_wrong_password_is_refused(browser: Browser, stack: dict[str, str], shots: Path) -> None:
+    with browser_user(browser, chainlit_url(stack), shots, "wrong_password") as user:
+        user.page.goto(user.base_url)
+        user.expect_visible("#email")
+        user.page.fill("#email", USER)
+        user.page.fill("#password", "not-the-password")
+        user.page.click("button[type=submit]")
+        user.page.wait_for_timeout(1500)
+        user.shot("refused")
+        assert user.page.locator("#chat-input").count() == 0
+        user.expect_visible("#password")
 
 
 def gateway(stack: dict[str, str]) -> str:
@@ -152,7 +197,6 @@ def files_service(stack: dict[str, str]) -> httpx.Client:
 
 
 def test_login_shows_one_profile_per_graph_with_its_description(person: ChainlitUser) -> None:
-    person.shot("logged in")
     person.page.click("#chat-profiles")
     for graph in ("simple-graph", "status-events", "interruptible-approval", "display-file"):
         person.expect_visible(f'[data-test="select-item:{graph}"]')
