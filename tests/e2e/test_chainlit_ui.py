@@ -111,6 +111,15 @@ class ChainlitUser(Person):
         except Exception:
             self.fail("the run to finish (the stop button to go)")
 
+    def choose_setting(self, setting: str, value: str) -> None:
+        self.page.click("#chat-settings-open-modal")
+        self.expect_visible("#chat-settings")
+        self.page.click(f"#{setting}")
+        self.page.get_by_role("option", name=value, exact=True).click()
+        self.shot(f"{setting} set to {value}")
+        self.page.click("#confirm")
+        self.page.locator("#chat-settings").wait_for(state="detached")
+
     def answers(self) -> list[str]:
         return self.page.locator(
             '.step[data-step-type="assistant_message"] .message-content'
@@ -225,17 +234,29 @@ def test_settings_change_the_answer(person: ChainlitUser) -> None:
     person.send("Explain retries.")
     person.expect_text("for a general audience")
     person.wait_idle()
-    person.page.click("#chat-settings-open-modal")
-    person.expect_visible("#chat-settings")
-    person.expect_text("Who the answer is written for.")
-    person.page.click("#audience")
-    person.page.get_by_role("option", name="expert").click()
-    person.shot("settings changed")
-    person.page.click("#confirm")
+    person.choose_setting("audience", "expert")
     person.send("Explain retries again.")
     person.expect_text("for a expert audience")
     person.wait_idle()
     person.shot("answer for experts")
+
+
+def test_refusal_incomplete_and_failure_are_shown_as_such(person: ChainlitUser) -> None:
+    person.pick("response-outcomes")
+    person.choose_setting("outcome", "refusal")
+    person.send("Do the forbidden thing.")
+    person.expect_text("Refused: I can't help with that request.")
+    person.wait_idle()
+    person.choose_setting("outcome", "incomplete")
+    person.send("Tell me a long story about queues.")
+    person.expect_text("The answer is incomplete (max_output_tokens).")
+    person.wait_idle()
+    assert person.answers()[-1].startswith("[offline-model")  # the partial text stays
+    person.choose_setting("outcome", "failure")
+    person.send("Fail after a partial answer.")
+    person.expect_text("The graph failed:")
+    person.wait_idle()
+    person.shot("refusal, incomplete and failed turns")
 
 
 def test_commentary_is_shown_as_progress_apart_from_the_answer(person: ChainlitUser) -> None:
@@ -313,13 +334,18 @@ def test_review_revise_then_approve(person: ChainlitUser) -> None:
     person.shot("approved after revision")
 
 
-def test_reload_during_a_pending_review_then_finish_it(person: ChainlitUser) -> None:
+def pending_review(person: ChainlitUser, request: str) -> None:
+    """A review waiting in a persisted thread."""
     person.pick("interruptible-approval")
-    person.send("Rotate the signing key")
+    person.send(request)
     person.expect_text("Review requested")
     person.wait_idle()
     person.page.wait_for_url(re.compile(r"/thread/"))
     person.shot("pending review")
+
+
+def test_reload_during_a_pending_review_then_finish_it(person: ChainlitUser) -> None:
+    pending_review(person, "Rotate the signing key")
     person.page.reload()
     person.settle()
     # A new socket session: the pending review comes back from the thread's metadata in
@@ -332,6 +358,24 @@ def test_reload_during_a_pending_review_then_finish_it(person: ChainlitUser) -> 
     person.expect_text("Decision: approved. Applied: Proposed change: Rotate the signing key")
     person.wait_idle()
     person.shot("finished after reload")
+
+
+def test_a_pending_review_survives_a_restart_of_the_app(
+    person: ChainlitUser, stack: dict[str, str]
+) -> None:
+    pending_review(person, "Archive the legacy portal")
+    restarted = subprocess.run(
+        [*DEVSTACK, "restart", "chainlit"], env=stack, capture_output=True, text=True, timeout=120
+    )
+    assert restarted.returncode == 0, restarted.stdout + restarted.stderr
+    person.page.reload()
+    person.settle()
+    person.expect_text("Approve this change? Proposed change: Archive the legacy portal")
+    person.shot("pending review after an app restart")
+    person.click_button("Reject")
+    person.expect_text("Decision: rejected. Nothing was changed.")
+    person.wait_idle()
+    person.shot("finished after the restart")
 
 
 def test_an_attached_file_reaches_the_graph_through_the_files_service(
