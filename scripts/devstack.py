@@ -446,6 +446,7 @@ def components(ports: Ports) -> list[Component]:
             ],
             env={
                 "CHAINLIT_APP_ROOT": str(CHAINLIT_DIR),
+                "CHAINLIT_FILES_DIR": str(STATE / "chainlit-elements"),
                 # lgos_ui from this checkout (the image installs the package instead).
                 "PYTHONPATH": str(ROOT / "ui" / "client" / "src"),
                 # Only the gateway: never LGOS. Not OPENAI_API_KEY (chainlit's CI mode resets it).

@@ -414,6 +414,20 @@ def test_display_file_shows_the_generated_chart(person: ChainlitUser) -> None:
     assert person.page.evaluate("img => img.naturalWidth", image.element_handle()) == 240
     person.shot("chart shown")
     assert "file-" not in person.answers()[-1]  # no ids or URLs in the transcript's answer
+    person.page.wait_for_url(re.compile(r"/thread/"))
+    person.page.reload()
+    person.settle()
+    kept = person.page.locator("img[src*='/lgos/elements/']").last
+    try:
+        kept.wait_for(state="visible", timeout=15_000)
+    except Exception:
+        person.fail("the chart still shown after a reload")
+    assert person.page.evaluate("img => img.naturalWidth", kept.element_handle()) == 240
+    person.shot("chart after reload")
+    # The kept bytes are served only to the thread's author.
+    src = kept.get_attribute("src")
+    assert src is not None
+    assert httpx.get(person.base_url + src, timeout=5.0).status_code == 401
 
 
 def test_mcp_question_answered_from_the_demo_database(person: ChainlitUser) -> None:
