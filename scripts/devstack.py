@@ -4,6 +4,7 @@
     python scripts/devstack.py up --detach   # background; returns once every health check passes
     python scripts/devstack.py down          # stop a detached stack
     python scripts/devstack.py status
+    python scripts/devstack.py restart chainlit   # one component of a detached stack
 
 The gateway (LiteLLM) listens on 3000 with the key OPENAI_GATEWAY_API_KEY (a local default when
 unset); its catalog is synced from LGOS once LGOS is healthy. dbhub serves the read-only MCP demo
@@ -12,8 +13,8 @@ database to the gateway. Re-sync after a graph change: `make gateway-sync`.
 Ports and the state folder can be overridden (tests run a private stack on free ports):
 LGOS_PORT, LGOS_WORKER_PORT (health only, default 3011), OFFLINE_MODEL_PORT, SEARXNG_PORT,
 POSTGRES_PORT, REDIS_PORT, OPENAI_GATEWAY_PORT, MCP_DEMO_DB_PORT, FILES_PORT, EMBEDDINGS_PORT,
-DEVSTACK_STATE_DIR, DEVSTACK_PGDATA (the PostgreSQL data folder; as root it must be reachable by
-the lgos-dev user). FILES_API_KEYS sets the Files service's bearer key(s).
+CHAINLIT_PORT, DEVSTACK_STATE_DIR, DEVSTACK_PGDATA (the PostgreSQL data folder; as root it must be
+reachable by the lgos-dev user). FILES_API_KEYS sets the Files service's bearer key(s).
 """
 
 from __future__ import annotations
@@ -65,6 +66,12 @@ PG_USER = "lgos-dev"
 LITELLM_BIN = ROOT / ".tools" / "litellm" / "bin" / "litellm"
 # Loopback-only stack: a fixed local key is fine; set OPENAI_GATEWAY_API_KEY for anything else.
 DEV_GATEWAY_KEY = "sk-lgos-local-dev"
+CHAINLIT_BIN = ROOT / ".tools" / "chainlit" / "bin" / "chainlit"
+CHAINLIT_DIR = ROOT / "ui" / "chainlit"
+CHAINLIT_DATABASE = "chainlit"
+# The UI's documented local login (ui/chainlit/README.md); CHAINLIT_USERNAME/PASSWORD override it.
+CHAINLIT_DEV_USERNAME = "admin"
+CHAINLIT_DEV_PASSWORD = "lgos-local-dev"
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,7 @@ class Ports:
     """The worker has no fixed port in the design; it serves only its health check."""
     mcp_db: int
     gateway: int
+    chainlit: int
 
     @classmethod
     def from_env(cls) -> Ports:
@@ -109,6 +117,7 @@ PORT_VARIABLES: dict[str, tuple[str, int]] = {
     "lgos_worker": ("LGOS_WORKER_PORT", 3011),
     "mcp_db": ("MCP_DEMO_DB_PORT", 3012),
     "gateway": ("OPENAI_GATEWAY_PORT", 3000),
+    "chainlit": ("CHAINLIT_PORT", 3002),
 }
 
 
@@ -311,6 +320,18 @@ def sync_gateway_catalog(component: Component, stack: Stack) -> None:
     )
 
 
+def prepare_chainlit(component: Component, stack: Stack) -> None:
+    """A login-token secret kept in STATE, so sessions survive a restart of the app (the app
+    creates its own database and tables in the stack's PostgreSQL)."""
+    secret = STATE / "chainlit-auth-secret"
+    if not os.environ.get("CHAINLIT_AUTH_SECRET") and not secret.exists():
+        secret.write_text(secrets.token_urlsafe(48))
+        secret.chmod(0o600)
+    stack.env.setdefault(
+        "CHAINLIT_AUTH_SECRET", os.environ.get("CHAINLIT_AUTH_SECRET") or secret.read_text()
+    )
+
+
 def components(ports: Ports) -> list[Component]:
     """The stack, in start order: each component starts once all before it are healthy."""
     registry = "lgos_demo_graphs.registry:create_registry"
@@ -449,6 +470,37 @@ def components(ports: Ports) -> list[Component]:
             health_path="/health/liveliness",
             requires=(LITELLM_BIN,),
             setup=sync_gateway_catalog,
+        ),
+        Component(
+            name="chainlit",
+            port=ports.chainlit,
+            args=[
+                str(CHAINLIT_BIN),
+                "run",
+                str(CHAINLIT_DIR / "app.py"),
+                "--headless",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(ports.chainlit),
+            ],
+            env={
+                "CHAINLIT_APP_ROOT": str(CHAINLIT_DIR),
+                "CHAINLIT_FILES_DIR": str(STATE / "chainlit-elements"),
+                # lgos_ui from this checkout (the image installs the package instead).
+                "PYTHONPATH": str(ROOT / "ui" / "client" / "src"),
+                # Only the gateway: never LGOS. Not OPENAI_API_KEY (chainlit's CI mode resets it).
+                "OPENAI_GATEWAY_BASE_URL": f"http://127.0.0.1:{ports.gateway}/v1",
+                "OPENAI_GATEWAY_API_KEY": gateway_key(),
+                "OPENAI_GATEWAY_TYPE": "litellm",
+                "CHAINLIT_DATABASE_URL": (
+                    f"postgresql://postgres@127.0.0.1:{ports.postgres}/{CHAINLIT_DATABASE}"
+                ),
+                "CHAINLIT_USERNAME": os.environ.get("CHAINLIT_USERNAME", CHAINLIT_DEV_USERNAME),
+                "CHAINLIT_PASSWORD": os.environ.get("CHAINLIT_PASSWORD", CHAINLIT_DEV_PASSWORD),
+            },
+            requires=(CHAINLIT_BIN,),
+            setup=prepare_chainlit,
         ),
     ]
 
@@ -595,6 +647,11 @@ def up(detach: bool) -> None:
             "DEMO_API_VECTOR_STORE_ID", "?"
         )
         print(f"Knowledge store: {store}  (advanced-graph's reviewed notes, in the Files service)")
+        user = os.environ.get("CHAINLIT_USERNAME", CHAINLIT_DEV_USERNAME)
+        password = (
+            "$CHAINLIT_PASSWORD" if os.environ.get("CHAINLIT_PASSWORD") else CHAINLIT_DEV_PASSWORD
+        )
+        print(f"Chainlit UI:     http://127.0.0.1:{ports.chainlit}  (login {user} / {password})")
         print(f"logs: {STATE}/")
         if detach:
             (STATE / "pids.json").write_text(
@@ -615,19 +672,42 @@ def up(detach: bool) -> None:
             stop(started)
 
 
+def recorded_processes(pid_file: Path) -> dict[str, Started]:
+    recorded = json.loads(pid_file.read_text())
+    return {
+        # A pid file of an older devstack holds bare pids: without a start time, none is ours.
+        name: Started(**entry) if isinstance(entry, dict) else Started(int(entry), None)
+        for name, entry in recorded.items()
+    }
+
+
 def down() -> None:
     pid_file = STATE / "pids.json"
     if not pid_file.exists():
         print("no detached stack is running")
         return
-    recorded = json.loads(pid_file.read_text())
-    started = {
-        # A pid file of an older devstack holds bare pids: without a start time, none is ours.
-        name: Started(**entry) if isinstance(entry, dict) else Started(int(entry), None)
-        for name, entry in recorded.items()
-    }
-    stop(started)
+    stop(recorded_processes(pid_file))
     pid_file.unlink()
+
+
+def restart(name: str) -> None:
+    """Stop one component of a detached stack and start it again (setup step included)."""
+    pid_file = STATE / "pids.json"
+    if not pid_file.exists():
+        raise SystemExit("no detached stack is running")
+    stack = Stack(Ports.from_env())
+    plan = {component.name: component for component in components(stack.ports)}
+    if name not in plan:
+        raise SystemExit(f"no component {name!r}; the stack has {', '.join(plan)}")
+    started = recorded_processes(pid_file)
+    if name in started:
+        stop({name: started[name]})
+    component = plan[name]
+    process = start(component, stack)
+    wait_healthy(component, process)
+    started[name] = Started(process.pid, start_ticks(process.pid))
+    pid_file.write_text(json.dumps({n: asdict(p) for n, p in started.items()}))
+    print(f"{name:14} healthy on {component.health_url}")
 
 
 def status() -> int:
@@ -648,11 +728,15 @@ def main() -> None:
     up_parser.add_argument("--detach", action="store_true")
     commands.add_parser("down")
     commands.add_parser("status")
+    restart_parser = commands.add_parser("restart")
+    restart_parser.add_argument("component")
     args = parser.parse_args()
     if args.command == "up":
         up(args.detach)
     elif args.command == "down":
         down()
+    elif args.command == "restart":
+        restart(args.component)
     else:
         sys.exit(status())
 

@@ -7,6 +7,7 @@ from lgos import GraphRegistry
 from lgos_demo_graphs import (
     background_report,
     citation_events,
+    display_file,
     interruptible_approval,
     response_outcomes,
     server_tools,
@@ -27,5 +28,6 @@ def create_registry() -> GraphRegistry:
             "interruptible-approval": interruptible_approval.CONFIG,
             "background-report": background_report.CONFIG,
             "advanced-graph": advanced_graph.CONFIG,
+            "display-file": display_file.CONFIG,
         }
     )

@@ -44,7 +44,7 @@ def test_ports_come_from_the_environment_once(
     assert ports.lgos == 4321
     assert ports.gateway == 3000
     names = [c.name for c in devstack.components(ports)]
-    assert names[0] == "postgres" and names[-1] == "gateway"
+    assert names[0] == "postgres" and names[-2:] == ["gateway", "chainlit"]
     assert len(set(names)) == len(names)
     assert len({c.port for c in devstack.components(ports)}) == len(names)
 
@@ -152,3 +152,24 @@ def test_lgos_gets_the_knowledge_store_from_its_one_shot_job(
         )
     ]
     assert stack.env["DEMO_API_VECTOR_STORE_ID"] == "vs_from_job"
+
+
+def test_restart_needs_a_detached_stack_and_a_known_component(
+    devstack: ModuleType, tmp_path: Path
+) -> None:
+    with pytest.raises(SystemExit, match="no detached stack is running"):
+        devstack.restart("chainlit")
+    (tmp_path / "pids.json").write_text("{}")
+    with pytest.raises(SystemExit, match="no component 'nope'; the stack has postgres"):
+        devstack.restart("nope")
+
+
+def test_chainlit_reaches_only_the_gateway(devstack: ModuleType) -> None:
+    ports = devstack.Ports.from_env()
+    chainlit = next(c for c in devstack.components(ports) if c.name == "chainlit")
+    assert chainlit.port == 3002
+    env = chainlit.env
+    assert env["OPENAI_GATEWAY_BASE_URL"] == f"http://127.0.0.1:{ports.gateway}/v1"
+    assert str(ports.lgos) not in " ".join(env.values())
+    assert "OPENAI_API_KEY" not in env  # chainlit's CI mode overwrites that variable
+    assert env["CHAINLIT_DATABASE_URL"].endswith(f":{ports.postgres}/chainlit")
