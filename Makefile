@@ -10,7 +10,7 @@ SYNCED := .venv/.synced
 RUN := $(UV) run --frozen
 
 .PHONY: dev dev-up dev-down dev-status gateway-sync test lint typecheck test-unit test-contract \
-	test-integration test-e2e bench bench-files sync clean
+	test-integration test-e2e bench bench-files sync clean chromium
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -18,7 +18,7 @@ $(UV):
 
 $(SYNCED): $(UV) uv.lock pyproject.toml services/lgos/pyproject.toml \
 		services/offline-model/pyproject.toml services/files/pyproject.toml \
-		graphs/pyproject.toml gateways/pyproject.toml
+		graphs/pyproject.toml gateways/pyproject.toml ui/client/pyproject.toml
 	# Bytecode at install time: with PYTHONDONTWRITEBYTECODE set (as on these machines) every
 	# process would otherwise recompile its imports, ~3 s of CPU per LGOS or worker start.
 	$(UV) sync --frozen --compile-bytecode
@@ -70,7 +70,21 @@ $(DBHUB): gateways/mcp/package.json gateways/mcp/package-lock.json
 	cd $(TOOLS)/dbhub && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-SERVERS := $(SEARXNG) $(POSTGRES) $(REDIS) $(EMBEDDINGS) $(LITELLM) $(DBHUB)
+# The Chainlit UI (port 3002) in its own pinned venv; the shared client package (ui/client) is
+# put on its PYTHONPATH by the stack runner.
+CHAINLIT := $(TOOLS)/chainlit/.installed
+$(CHAINLIT): ui/chainlit/requirements.txt | $(UV)
+	$(PYTHON) -m venv $(TOOLS)/chainlit
+	$(TOOLS)/chainlit/bin/pip install --quiet --disable-pip-version-check \
+		-r ui/chainlit/requirements.txt
+	touch $@
+
+SERVERS := $(SEARXNG) $(POSTGRES) $(REDIS) $(EMBEDDINGS) $(LITELLM) $(DBHUB) $(CHAINLIT)
+
+# Browser tests drive Debian's Chromium through Playwright (no browser download): install it
+# when the machine lacks it (as root, like redis-server above).
+chromium:
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 
 sync: $(SYNCED) $(SERVERS)
 
@@ -99,7 +113,7 @@ lint: $(SYNCED)
 typecheck: $(SYNCED)
 	$(RUN) mypy
 
-test: lint typecheck $(SERVERS)  ## every tier: unit, contract, integration, e2e
+test: lint typecheck $(SERVERS) chromium  ## every tier: unit, contract, integration, e2e
 	$(RUN) pytest tests -p no:cacheprovider
 
 test-unit: $(SYNCED)
@@ -111,7 +125,7 @@ test-contract: $(SYNCED)
 test-integration: $(SYNCED) $(SERVERS)
 	$(RUN) pytest tests/integration
 
-test-e2e: $(SYNCED) $(SERVERS)
+test-e2e: $(SYNCED) $(SERVERS) chromium
 	$(RUN) pytest tests/e2e
 
 bench: $(SYNCED)  ## serving overhead vs. in-process; background queue latency and jobs/s

@@ -12,8 +12,8 @@ database to the gateway. Re-sync after a graph change: `make gateway-sync`.
 Ports and the state folder can be overridden (tests run a private stack on free ports):
 LGOS_PORT, LGOS_WORKER_PORT (health only, default 3011), OFFLINE_MODEL_PORT, SEARXNG_PORT,
 POSTGRES_PORT, REDIS_PORT, OPENAI_GATEWAY_PORT, MCP_DEMO_DB_PORT, FILES_PORT, EMBEDDINGS_PORT,
-DEVSTACK_STATE_DIR, DEVSTACK_PGDATA (the PostgreSQL data folder; as root it must be reachable by
-the lgos-dev user). FILES_API_KEYS sets the Files service's bearer key(s).
+CHAINLIT_PORT, DEVSTACK_STATE_DIR, DEVSTACK_PGDATA (the PostgreSQL data folder; as root it must be
+reachable by the lgos-dev user). FILES_API_KEYS sets the Files service's bearer key(s).
 """
 
 from __future__ import annotations
@@ -64,6 +64,12 @@ PG_USER = "lgos-dev"
 LITELLM_BIN = ROOT / ".tools" / "litellm" / "bin" / "litellm"
 # Loopback-only stack: a fixed local key is fine; set OPENAI_GATEWAY_API_KEY for anything else.
 DEV_GATEWAY_KEY = "sk-lgos-local-dev"
+CHAINLIT_BIN = ROOT / ".tools" / "chainlit" / "bin" / "chainlit"
+CHAINLIT_DIR = ROOT / "ui" / "chainlit"
+CHAINLIT_DATABASE = "chainlit"
+# The UI's documented local login (ui/chainlit/README.md); CHAINLIT_USERNAME/PASSWORD override it.
+CHAINLIT_DEV_USERNAME = "admin"
+CHAINLIT_DEV_PASSWORD = "lgos-local-dev"
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,7 @@ class Ports:
     """The worker has no fixed port in the design; it serves only its health check."""
     mcp_db: int
     gateway: int
+    chainlit: int
 
     @classmethod
     def from_env(cls) -> Ports:
@@ -108,6 +115,7 @@ PORT_VARIABLES: dict[str, tuple[str, int]] = {
     "lgos_worker": ("LGOS_WORKER_PORT", 3011),
     "mcp_db": ("MCP_DEMO_DB_PORT", 3012),
     "gateway": ("OPENAI_GATEWAY_PORT", 3000),
+    "chainlit": ("CHAINLIT_PORT", 3002),
 }
 
 
@@ -273,6 +281,26 @@ def sync_gateway_catalog(component: Component, stack: Stack) -> None:
     )
 
 
+def prepare_chainlit(component: Component, stack: Stack) -> None:
+    """Chainlit's own database in the stack's PostgreSQL (the app creates its tables) and a
+    login-token secret kept in STATE, so sessions survive a restart of the app."""
+    import psycopg
+
+    with psycopg.connect(postgres_url(stack.ports), autocommit=True) as connection:
+        exists = connection.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", (CHAINLIT_DATABASE,)
+        ).fetchone()
+        if exists is None:
+            connection.execute(f'CREATE DATABASE "{CHAINLIT_DATABASE}"')
+    secret = STATE / "chainlit-auth-secret"
+    if not os.environ.get("CHAINLIT_AUTH_SECRET") and not secret.exists():
+        secret.write_text(secrets.token_urlsafe(48))
+        secret.chmod(0o600)
+    stack.env.setdefault(
+        "CHAINLIT_AUTH_SECRET", os.environ.get("CHAINLIT_AUTH_SECRET") or secret.read_text()
+    )
+
+
 def components(ports: Ports) -> list[Component]:
     """The stack, in start order: each component starts once all before it are healthy."""
     registry = "lgos_demo_graphs.registry:create_registry"
@@ -283,6 +311,9 @@ def components(ports: Ports) -> list[Component]:
         "LGOS_POSTGRES_URI": pg_url,
         "LGOS_REDIS_URL": f"redis://127.0.0.1:{ports.redis}/0",
         "LGOS_BACKGROUND": "distributed",
+        # Graphs that store generated files (display-file) use the Files service directly.
+        "DEMO_API_FILES_URL": f"http://127.0.0.1:{ports.files}/v1",
+        "DEMO_API_FILES_API_KEY": files_key(),
     }
     return [
         Component(
@@ -406,6 +437,36 @@ def components(ports: Ports) -> list[Component]:
             health_path="/health/liveliness",
             requires=(LITELLM_BIN,),
             setup=sync_gateway_catalog,
+        ),
+        Component(
+            name="chainlit",
+            port=ports.chainlit,
+            args=[
+                str(CHAINLIT_BIN),
+                "run",
+                str(CHAINLIT_DIR / "app.py"),
+                "--headless",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(ports.chainlit),
+            ],
+            env={
+                "CHAINLIT_APP_ROOT": str(CHAINLIT_DIR),
+                # lgos_ui from this checkout (the image installs the package instead).
+                "PYTHONPATH": str(ROOT / "ui" / "client" / "src"),
+                # Only the gateway: never LGOS. Not OPENAI_API_KEY (chainlit's CI mode resets it).
+                "OPENAI_GATEWAY_BASE_URL": f"http://127.0.0.1:{ports.gateway}/v1",
+                "OPENAI_GATEWAY_API_KEY": gateway_key(),
+                "OPENAI_GATEWAY_TYPE": "litellm",
+                "CHAINLIT_DATABASE_URL": (
+                    f"postgresql://postgres@127.0.0.1:{ports.postgres}/{CHAINLIT_DATABASE}"
+                ),
+                "CHAINLIT_USERNAME": os.environ.get("CHAINLIT_USERNAME", CHAINLIT_DEV_USERNAME),
+                "CHAINLIT_PASSWORD": os.environ.get("CHAINLIT_PASSWORD", CHAINLIT_DEV_PASSWORD),
+            },
+            requires=(CHAINLIT_BIN,),
+            setup=prepare_chainlit,
         ),
     ]
 
@@ -547,6 +608,11 @@ def up(detach: bool) -> None:
             f"Files service:   http://127.0.0.1:{ports.files}/v1  (key: FILES_API_KEYS, default "
             f"{FILES_DEV_KEY}; local disk under {STATE / 'files'}; MiniLM semantic search)"
         )
+        user = os.environ.get("CHAINLIT_USERNAME", CHAINLIT_DEV_USERNAME)
+        password = (
+            "$CHAINLIT_PASSWORD" if os.environ.get("CHAINLIT_PASSWORD") else CHAINLIT_DEV_PASSWORD
+        )
+        print(f"Chainlit UI:     http://127.0.0.1:{ports.chainlit}  (login {user} / {password})")
         print(f"logs: {STATE}/")
         if detach:
             (STATE / "pids.json").write_text(

@@ -7,6 +7,7 @@ from lgos import GraphRegistry
 from lgos_demo_graphs import (
     background_report,
     citation_events,
+    display_file,
     interruptible_approval,
     response_outcomes,
     server_tools,
@@ -25,5 +26,6 @@ def create_registry() -> GraphRegistry:
             "server-tools": server_tools.CONFIG,
             "interruptible-approval": interruptible_approval.CONFIG,
             "background-report": background_report.CONFIG,
+            "display-file": display_file.CONFIG,
         }
     )

@@ -1,0 +1,89 @@
+"""Chainlit's PostgreSQL tables (what ``ChainlitDataLayer`` reads and writes), created at start.
+
+Chainlit ships no migrations of its own for this data layer; the columns follow the queries in
+``chainlit/data/chainlit_data_layer.py`` (2.12). Idempotent: safe on every start.
+"""
+
+from __future__ import annotations
+
+import asyncpg  # type: ignore[import-untyped]
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS "User" (
+    id TEXT PRIMARY KEY,
+    identifier TEXT NOT NULL UNIQUE,
+    metadata JSONB NOT NULL DEFAULT '{}',
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE IF NOT EXISTS "Thread" (
+    id TEXT PRIMARY KEY,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "deletedAt" TIMESTAMP(3),
+    name TEXT,
+    metadata JSONB NOT NULL DEFAULT '{}',
+    tags TEXT[] DEFAULT ARRAY[]::TEXT[],
+    "userId" TEXT REFERENCES "User"(id) ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS "Thread_userId_updatedAt" ON "Thread" ("userId", "updatedAt");
+CREATE TABLE IF NOT EXISTS "Step" (
+    id TEXT PRIMARY KEY,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "parentId" TEXT REFERENCES "Step"(id) ON DELETE CASCADE,
+    "threadId" TEXT REFERENCES "Thread"(id) ON DELETE CASCADE,
+    input TEXT,
+    metadata JSONB NOT NULL DEFAULT '{}',
+    name TEXT,
+    output TEXT,
+    type TEXT NOT NULL,
+    "showInput" TEXT DEFAULT 'json',
+    "isError" BOOLEAN DEFAULT FALSE,
+    "startTime" TIMESTAMP(3) NOT NULL,
+    "endTime" TIMESTAMP(3) NOT NULL
+);
+CREATE INDEX IF NOT EXISTS "Step_threadId_startTime" ON "Step" ("threadId", "startTime");
+CREATE TABLE IF NOT EXISTS "Element" (
+    id TEXT PRIMARY KEY,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "threadId" TEXT REFERENCES "Thread"(id) ON DELETE CASCADE,
+    "stepId" TEXT REFERENCES "Step"(id) ON DELETE CASCADE,
+    metadata JSONB NOT NULL DEFAULT '{}',
+    mime TEXT,
+    name TEXT NOT NULL,
+    "objectKey" TEXT,
+    url TEXT,
+    "chainlitKey" TEXT,
+    display TEXT,
+    size TEXT,
+    language TEXT,
+    page INTEGER,
+    "autoPlay" BOOLEAN,
+    "playerConfig" JSONB,
+    props JSONB DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS "Feedback" (
+    id TEXT PRIMARY KEY,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "stepId" TEXT REFERENCES "Step"(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    value DOUBLE PRECISION NOT NULL,
+    comment TEXT
+);
+"""
+
+# One start at a time creates the tables (two app processes may start together).
+LOCK_KEY = 0x4C474F53_43484C54
+
+
+async def ensure_schema(database_url: str) -> None:
+    connection = await asyncpg.connect(database_url)
+    try:
+        async with connection.transaction():
+            await connection.execute("SELECT pg_advisory_xact_lock($1)", LOCK_KEY)
+            await connection.execute(SCHEMA)
+    finally:
+        await connection.close()

@@ -1,0 +1,58 @@
+"""The function tools a UI offers a graph: its own client tools and the gateway's MCP tools."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from lgos_ui.catalog import GraphEntry
+from lgos_ui.mcp import MCPTool
+
+DISPLAY_FILE = "display_file"
+MCP_FEATURE = "mcp_tools"
+FILE_INPUTS_FEATURE = "file_inputs"
+IMPLEMENTED_CLIENT_TOOLS = frozenset({DISPLAY_FILE})
+
+DISPLAY_FILE_TOOL: dict[str, Any] = {
+    "type": "function",
+    "name": DISPLAY_FILE,
+    "description": "Show a file from the Files API to the person in the chat.",
+    "parameters": {
+        "type": "object",
+        "properties": {"file_id": {"type": "string", "description": "The Files API id."}},
+        "required": ["file_id"],
+        "additionalProperties": False,
+    },
+    "strict": True,
+}
+
+
+def offers_mcp(entry: GraphEntry, extra_graphs: Sequence[str] = ()) -> bool:
+    """MCP tools go to graphs advertising ``mcp_tools`` (and any the operator names)."""
+    return not entry.limited and (entry.has(MCP_FEATURE) or entry.graph in extra_graphs)
+
+
+def offered_tools(entry: GraphEntry, mcp_tools: Sequence[MCPTool] = ()) -> list[dict[str, Any]]:
+    """Client tools only for graphs listing them, and only those this package implements."""
+    if entry.limited:
+        return []
+    tools = [DISPLAY_FILE_TOOL] if DISPLAY_FILE in entry.client_tools else []
+    tools.extend(tool.as_function() for tool in mcp_tools)
+    return tools
+
+
+def display_file_id(arguments: str) -> str | None:
+    try:
+        value = json.loads(arguments or "{}")
+    except ValueError:
+        return None
+    file_id = value.get("file_id") if isinstance(value, Mapping) else None
+    return file_id if isinstance(file_id, str) and file_id else None
+
+
+def display_file_output(filename: str | None, shown: bool) -> str:
+    """The short ``function_call_output``: no bytes, no URL."""
+    if shown:
+        return json.dumps({"status": "displayed", "filename": filename or ""})
+    return json.dumps({"status": "not_displayed", "reason": "the file could not be downloaded"})
