@@ -285,6 +285,8 @@ def ask_user_arguments(call: InterruptCall) -> dict[str, Any] | None:
             }
         ],
         "allow_other": call.allow_other,
+        # The longest Open WebUI allows; a card that times out leaves the review open anyway.
+        "timeout_ms": 240_000,
     }
 
 
@@ -328,7 +330,8 @@ def card_answer(messages: Sequence[Mapping[str, Any]]) -> str | None:
     try:
         payload = json.loads(content)
     except ValueError:
-        return content.strip() or None
+        # "Error: tool call rejected by user." — the card was dismissed, not answered.
+        return ""
     if not isinstance(payload, Mapping):
         return None
     if payload.get("status") != "answered":
@@ -356,7 +359,7 @@ def _answer_string(value: Any) -> str | None:
 
 def review_markdown(call: InterruptCall) -> str:
     """What the person reviews, in the chat as Markdown (the card holds only the question)."""
-    parts = [f"### 📝 Review requested\n\n**{call.question}**"]
+    parts = [f"### Review requested\n\n**{call.question}**"]
     content = call.content_markdown()
     if content:
         parts.append(content)
@@ -734,9 +737,15 @@ class Turn:
             text = turns[-1][0] if turns else ""
             answer = answer_from_text(text, call)
         if not answer:
-            yield "The review is still waiting for your answer."
-            async for chunk in self.ask(review):
-                yield chunk
+            # The card was dismissed or timed out: the review stays open for the next message.
+            yield (
+                "The review is still open: answer "
+                + " / ".join(f"`{c}`" for c in call.choices)
+                + (" or say what to change" if call.allow_other else "")
+                + " in your next message."
+            )
+            await self.status("Waiting for your review")
+            await self.settle()
             return
         if not call.allow_other and answer.lower() not in (c.lower() for c in call.choices):
             yield "A review is waiting: answer " + " or ".join(f"`{c}`" for c in call.choices) + "."
