@@ -2,81 +2,36 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.support.servers import ROOT, free_port
-
-
-def pg_data_dir() -> str:
-    """PostgreSQL data outside pytest's private tmp, reachable by the server's own user."""
-    parent = tempfile.mkdtemp(prefix="lgos-pg-")
-    os.chmod(parent, 0o755)
-    CREATED.append(parent)
-    return os.path.join(parent, "data")
-
-
-CREATED: list[str] = []
-
-
-@pytest.fixture(scope="module", autouse=True)
-def remove_pg_data() -> Iterator[None]:
-    yield
-    for path in CREATED:
-        shutil.rmtree(path, ignore_errors=True)
-
-
-def stack_ports() -> dict[str, str]:
-    names = (
-        "LGOS_PORT",
-        "LGOS_WORKER_PORT",
-        "OFFLINE_MODEL_PORT",
-        "SEARXNG_PORT",
-        "POSTGRES_PORT",
-        "REDIS_PORT",
-        "OPENAI_GATEWAY_PORT",
-        "MCP_DEMO_DB_PORT",
-        "FILES_PORT",
-        "EMBEDDINGS_PORT",
-    )
-    return {name: str(free_port()) for name in names}
+from tests.support.devstack import (
+    DEVSTACK,
+    PORT_VARIABLES,
+    detached_stack,
+    pg_data_dir,
+    stack_env,
+)
+from tests.support.servers import ROOT
 
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    env = {
-        **os.environ,
-        **stack_ports(),
-        "DEVSTACK_PGDATA": pg_data_dir(),
-        "DEVSTACK_STATE_DIR": str(tmp_path_factory.mktemp("devstack")),
-    }
-    env.pop("DEMO_API_OPENAI_API_KEY", None)
-    env.pop("OPENAI_GATEWAY_API_KEY", None)  # the stack's local default key is used below
-    devstack = [sys.executable, str(ROOT / "scripts" / "devstack.py")]
-    up = subprocess.run(
-        [*devstack, "up", "--detach"], env=env, capture_output=True, text=True, timeout=240
-    )
-    assert up.returncode == 0, up.stdout + up.stderr
-    assert "offline-model, the deterministic stand-in" in up.stdout
-    try:
+    with (
+        pg_data_dir() as pg_data,
+        detached_stack(tmp_path_factory.mktemp("devstack"), pg_data) as (env, out),
+    ):
+        assert "offline-model, the deterministic stand-in" in out
         yield env
-    finally:
-        down = subprocess.run(
-            [*devstack, "down"], env=env, capture_output=True, text=True, timeout=60
-        )
-        assert down.returncode == 0, down.stderr
-        # Nothing keeps serving after dev-down.
-        with pytest.raises(httpx.TransportError):
-            httpx.get(f"http://127.0.0.1:{env['LGOS_PORT']}/health", timeout=1.0)
+    # Nothing keeps serving after dev-down.
+    with pytest.raises(httpx.TransportError):
+        httpx.get(f"http://127.0.0.1:{env['LGOS_PORT']}/health", timeout=1.0)
 
 
 def run_example(name: str, env: dict[str, str]) -> str:
@@ -105,6 +60,7 @@ def test_status_reports_every_component(stack: dict[str, str]) -> None:
     assert "lgos-worker" in result.stdout
     assert "files" in result.stdout and "embeddings" in result.stdout
     assert "gateway" in result.stdout and "mcp-db" in result.stdout
+    assert "chainlit" in result.stdout
 
 
 def test_files_service_with_semantic_search(stack: dict[str, str]) -> None:
@@ -251,21 +207,17 @@ def test_logs_are_written(stack: dict[str, str]) -> None:
 
 
 def test_foreground_stack_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
+    with pg_data_dir() as pg_data:
+        env = stack_env(tmp_path, pg_data)
+        ports = {name: env[name] for name in PORT_VARIABLES}
+        run_in_foreground_and_interrupt(env, ports)
+
+
+def run_in_foreground_and_interrupt(env: dict[str, str], ports: dict[str, str]) -> None:
     import signal
 
-    ports = stack_ports()
-    env = {
-        **os.environ,
-        **ports,
-        "DEVSTACK_PGDATA": pg_data_dir(),
-        "DEVSTACK_STATE_DIR": str(tmp_path),
-    }
     process = subprocess.Popen(
-        [sys.executable, str(ROOT / "scripts" / "devstack.py"), "up"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
+        [*DEVSTACK, "up"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     assert process.stdout is not None
     seen: list[str] = []
@@ -283,6 +235,7 @@ def test_foreground_stack_stops_everything_on_ctrl_c(tmp_path: Path) -> None:
     assert process.returncode == 0, out
     assert "Ctrl-C stops the stack." in out
     for name in (
+        "chainlit",
         "gateway",
         "mcp-db",
         "lgos",

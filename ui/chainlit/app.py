@@ -30,8 +30,10 @@ from lgos_chainlit.turns import (
     REVIEW_ACTION,
     Turn,
     cancel_background,
-    poll_background,
+    reattach_review,
+    remove_review_buttons,
     send_review,
+    watch_background,
 )
 from lgos_chainlit.widgets import values_from, widgets
 from lgos_ui import LIMITED_NOTICE, answer_from_text, setting_fields
@@ -91,7 +93,9 @@ async def start_graph(resumed_values: dict[str, Any] | None = None) -> None:
     entry = await current_entry()
     if entry is None:
         error = GATEWAY.catalog_error or "no graph is published"
-        await cl.Message(content=f"⚠️ The gateway's catalog is unavailable: {error}").send()
+        await cl.Message(
+            content=f"**Warning:** The gateway's catalog is unavailable: {error}"
+        ).send()
         return
     cl.user_session.set(state.GRAPH, entry.graph)
     if entry.limited:
@@ -127,10 +131,9 @@ async def show_pending_later(background: Any) -> None:
     await asyncio.sleep(RESUME_DELAY)
     review = state.review()
     if review is not None:
-        await cl.Message(content="This review is still waiting for your answer.").send()
-        await send_review(review)
+        await reattach_review(review)
     elif isinstance(background, dict) and background.get("response_id"):
-        await poll_background(GATEWAY, str(background["response_id"]))
+        watch_background(GATEWAY, str(background["response_id"]))
 
 
 @cl.on_settings_update
@@ -163,7 +166,9 @@ async def upload_files(message: cl.Message) -> list[str]:
 async def on_message(message: cl.Message) -> None:
     entry = await current_entry()
     if entry is None:
-        await cl.Message(content="⚠️ No graph is selected or the catalog is unavailable.").send()
+        await cl.Message(
+            content="**Warning:** No graph is selected or the catalog is unavailable."
+        ).send()
         return
     turn = Turn(GATEWAY, entry, cl.context.session.thread_id)
     review = state.review()
@@ -180,6 +185,12 @@ async def on_message(message: cl.Message) -> None:
             turn, review.response_id, call.call_id, answer_from_text(message.content, call)
         )
         return
+    if cl.user_session.get(state.BACKGROUND):
+        await cl.Message(
+            content="A background run of this chat is still working: wait for its report or "
+            "press its Cancel button, then send your message again."
+        ).send()
+        return
     file_ids: list[str] = []
     if message.elements:
         if entry.limited:
@@ -190,7 +201,7 @@ async def on_message(message: cl.Message) -> None:
             except Exception as exc:
                 log.warning("upload failed: %s", exc.__class__.__name__)
                 await cl.Message(
-                    content="⚠️ The attachment could not be uploaded; nothing was sent."
+                    content="**Warning:** The attachment could not be uploaded; nothing was sent."
                 ).send()
                 return
     ledger = state.ledger()
@@ -208,6 +219,7 @@ async def answer_review(turn: Turn, response_id: str, call_id: str, answer: str)
     if review is None or review.response_id != response_id:
         await cl.Message(content="That review was already answered.").send()
         return
+    await remove_review_buttons()
     review = review.answered(call_id, answer)
     if not review.complete:
         await state.save_review(review)
@@ -223,7 +235,6 @@ async def on_review_action(action: cl.Action) -> None:
     entry = await current_entry()
     if entry is None:
         return
-    await action.remove()
     payload = action.payload
     answer = str(payload.get("answer", ""))
     await cl.Message(content=f"Review answered: **{answer}**").send()

@@ -99,7 +99,9 @@ def build() -> Pregel[Any, Any, Any, Any]:
         messages = state["messages"]
         last = messages[-1] if messages else None
         if isinstance(last, ToolMessage):
-            return {"messages": [AIMessage(content=f"The chart was shown to you ({last.text}).")]}
+            shown = '"displayed"' in last.text
+            text = "The chart is shown above." if shown else "The chart could not be shown."
+            return {"messages": [AIMessage(content=text)]}
         humans = [m for m in messages if isinstance(m, HumanMessage)]
         words = (humans[-1].text if humans else "").split() or ["chart"]
         file_id = await upload(png_chart([len(w) for w in words]), "word-lengths.png", settings)

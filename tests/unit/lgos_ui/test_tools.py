@@ -41,3 +41,19 @@ def test_display_file_arguments_and_short_output() -> None:
     shown = json.loads(display_file_output("chart.png", shown=True))
     assert shown == {"status": "displayed", "filename": "chart.png"}
     assert json.loads(display_file_output(None, shown=False))["status"] == "not_displayed"
+
+
+def test_server_tools_are_selected_per_request_before_client_tools() -> None:
+    entry = GraphEntry(
+        model="lgos/s",
+        graph="s",
+        description="",
+        server_tools=("package_version", "web_search"),
+        client_tools=("display_file",),
+    )
+    assert offered_tools(entry) == [
+        {"type": "custom", "name": "package_version"},
+        {"type": "web_search"},
+        DISPLAY_FILE_TOOL,
+    ]
+    assert offered_tools(entry, server_tools=False) == [DISPLAY_FILE_TOOL]

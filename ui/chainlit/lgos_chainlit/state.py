@@ -23,6 +23,7 @@ LEDGER = "lgos_ledger"
 SETTINGS = "lgos_settings"
 REVIEW = "lgos_review"
 BACKGROUND = "lgos_background"
+REVIEW_MESSAGE = "lgos_review_message"
 
 
 async def save(**values: Any) -> None:
@@ -67,6 +68,6 @@ def settings_values() -> dict[str, Any]:
 
 def restore(metadata: dict[str, Any]) -> None:
     """On resume Chainlit already copied metadata into the session; make sure ours is there."""
-    for key in (GRAPH, LEDGER, SETTINGS, REVIEW, BACKGROUND):
+    for key in (GRAPH, LEDGER, SETTINGS, REVIEW, BACKGROUND, REVIEW_MESSAGE):
         if key in metadata and cl.user_session.get(key) is None:
             cl.user_session.set(key, metadata[key])

@@ -18,6 +18,7 @@ from typing import Any
 
 import chainlit as cl
 import openai
+from chainlit.utils import utc_now
 from lgos_ui import (
     DISPLAY_FILE,
     AnswerDelta,
@@ -50,6 +51,7 @@ log = logging.getLogger("lgos_chainlit")
 
 MAX_TOOL_ROUNDS = 8
 REVIEW_ACTION = "lgos_review"
+REVIEW_BUTTONS = "lgos_review_buttons"
 CANCEL_ACTION = "lgos_cancel"
 TERMINAL = ("completed", "incomplete", "failed", "cancelled")
 
@@ -115,8 +117,9 @@ class Turn:
         self, input_items: list[dict[str, Any]], previous_response_id: str | None
     ) -> Finished | None:
         mapper = StreamMapper()
-        answer = cl.Message(content="")
-        started = False
+        progress = Progress()
+        # Created at the first token: Chainlit orders a turn's steps and messages by creation.
+        answer: cl.Message | None = None
         refusal = False
         options: dict[str, Any] = {}
         if self.tools:
@@ -134,28 +137,27 @@ class Turn:
             async for event in stream:
                 for ui in mapper.feed(event.model_dump(mode="json", exclude_unset=True)):
                     if isinstance(ui, AnswerDelta | RefusalDelta):
+                        answer = answer or cl.Message(content="")
                         if isinstance(ui, RefusalDelta) and not refusal:
                             refusal = True
                             await answer.stream_token("**Refused:** ")
-                        started = True
                         await answer.stream_token(ui.text)
                     elif isinstance(ui, Commentary):
-                        await show_commentary(ui.text)
+                        await progress.add(ui.text)
                     elif isinstance(ui, ToolActivity):
                         await show_tool(ui)
                     elif isinstance(ui, Finished):
                         result = ui
         except openai.APIStatusError as exc:
-            await answer_error(answer, started, gateway_error(exc))
+            await answer_error(answer, gateway_error(exc))
             return None
         except openai.APIError as exc:
-            await answer_error(
-                answer, started, f"The gateway could not be reached ({exc.__class__.__name__})."
-            )
+            name = exc.__class__.__name__
+            await answer_error(answer, f"The gateway could not be reached ({name}).")
             return None
         if result is None:
             result = Finished("error", {}, "The stream ended without a final event.")
-        await finish_answer(answer, started, mapper.citations, result)
+        await finish_answer(answer, mapper.citations, result)
         return result
 
     async def execute(self, call: dict[str, Any]) -> str:
@@ -190,11 +192,11 @@ class Turn:
         if mime in ("text/markdown", "text/csv", "text/plain"):
             text = content.decode("utf-8", errors="replace")
             preview = f"\n\n```{'csv' if mime == 'text/csv' else 'markdown'}\n{text[:4000]}\n```"
-        await cl.Message(content=f"📎 **{name}**{preview}", elements=[element]).send()
+        await cl.Message(content=f"**{name}**{preview}", elements=[element]).send()
         return display_file_output(name, shown=True)
 
     async def call_mcp(self, name: str, arguments: str) -> str:
-        async with cl.Step(name=name, type="tool", show_input="json") as step:
+        async with cl.Step(name=name, type="tool", show_input="json", default_open=True) as step:
             step.input = arguments
             try:
                 async with self.mcp() as client:
@@ -226,19 +228,33 @@ class Turn:
         await state.save(
             **{state.BACKGROUND: {"response_id": created.id, "key": key, "model": self.entry.model}}
         )
-        await poll_background(self.gateway, created.id)
+        watch_background(self.gateway, created.id)
+
+
+POLLERS: dict[str, asyncio.Task[None]] = {}
+
+
+def watch_background(gateway: Gateway, response_id: str) -> None:
+    """Poll in a task of its own: the chat stays usable, so its Cancel button can be clicked
+    (Chainlit disables actions while a message handler runs). One poller per run."""
+    if response_id in POLLERS:
+        return
+    task = asyncio.create_task(poll_background(gateway, response_id))
+    POLLERS[response_id] = task
+    task.add_done_callback(lambda _: POLLERS.pop(response_id, None))
 
 
 async def poll_background(gateway: Gateway, response_id: str) -> None:
     started = time.monotonic()
     progress = cl.Message(
-        content="⏳ Background run queued…",
+        content="Background run queued…",
         actions=[
             cl.Action(name=CANCEL_ACTION, payload={"response_id": response_id}, label="Cancel")
         ],
     )
     await progress.send()
     shown = 0
+    lines = Progress()
     snapshot: dict[str, Any] = {}
     while True:
         try:
@@ -250,32 +266,36 @@ async def poll_background(gateway: Gateway, response_id: str) -> None:
         snapshot = response.model_dump(mode="json", exclude_unset=True)
         notes = commentary_texts(snapshot.get("output") or [])
         for note in notes[shown:]:
-            await show_commentary(note)
+            await lines.add(note)
         shown = len(notes)
         status = snapshot.get("status", "queued")
         elapsed = int(time.monotonic() - started)
         if status in TERMINAL:
             break
         latest = f" — {notes[-1]}" if notes else ""
-        progress.content = f"⏳ Background run {status} ({elapsed} s){latest}"
+        progress.content = f"Background run {status} ({elapsed} s){latest}"
         await progress.update()
         await asyncio.sleep(gateway.settings.poll_interval)
     for action in progress.actions:
         await action.remove()
     result = finished(snapshot) if snapshot else Finished("error", {}, "The run was lost.")
     progress.content = {
-        "completed": "✅ Background run completed.",
-        "cancelled": "⏹️ Background run cancelled.",
-    }.get(result.outcome, f"⚠️ Background run {result.outcome}.")
+        "completed": "Background run completed.",
+        "cancelled": "Background run cancelled.",
+    }.get(result.outcome, f"Background run {result.outcome}.")
     await progress.update()
     await state.save(**{state.BACKGROUND: None})
     if result.outcome in ("completed", "incomplete"):
         ledger = state.ledger()
         ledger.add_output(result.output)
         await state.save_ledger(ledger)
+    if result.outcome == "cancelled":
+        return  # the progress message says so; a cancelled run has no answer to show
     text = answer_text(result.output)
-    answer = cl.Message(content=text)
-    await finish_answer(answer, bool(text), citations_of(result.output), result)
+    answer = cl.Message(content=text) if text else None
+    if answer is not None:
+        await answer.send()
+    await finish_answer(answer, citations_of(result.output), result)
 
 
 async def cancel_background(gateway: Gateway, response_id: str) -> None:
@@ -285,15 +305,33 @@ async def cancel_background(gateway: Gateway, response_id: str) -> None:
         await cl.Message(content=gateway_error(exc)).send()
 
 
-async def show_commentary(text: str) -> None:
-    async with cl.Step(name="Progress", type="run") as step:
-        step.output = text
+class Progress:
+    """One open "Progress" step per run that collects the graph's commentary lines."""
+
+    def __init__(self) -> None:
+        self.step: cl.Step | None = None
+        self.lines: list[str] = []
+
+    async def add(self, text: str) -> None:
+        self.lines.append(text)
+        output = "\n".join(f"- {line}" for line in self.lines)
+        if self.step is None:
+            self.step = cl.Step(name="Progress", type="run", default_open=True)
+            # Chainlit orders a turn's steps by their start: set it as a context manager would.
+            self.step.start = self.step.created_at
+            self.step.end = utc_now()
+            self.step.output = output
+            await self.step.send()
+        else:
+            self.step.end = utc_now()
+            self.step.output = output
+            await self.step.update()
 
 
 async def show_tool(activity: ToolActivity) -> None:
     if activity.kind == "function_call":
         return  # client calls are shown when this app runs them
-    async with cl.Step(name=activity.name, type="tool") as step:
+    async with cl.Step(name=activity.name, type="tool", default_open=True) as step:
         step.output = activity.summary
 
 
@@ -303,23 +341,26 @@ def sources_markdown(citations: Sequence[Citation]) -> str:
 
 
 async def finish_answer(
-    answer: cl.Message, started: bool, citations: Sequence[Citation], result: Finished
+    answer: cl.Message | None, citations: Sequence[Citation], result: Finished
 ) -> None:
+    """Sources under the answer; a turn that did not complete says so, partial text kept."""
     suffix = sources_markdown(citations) if citations else ""
     if result.outcome != "completed" and result.message:
-        suffix += f"\n\n⚠️ {result.message}"
-    if not started and not suffix:
+        suffix += f"\n\n**Warning:** {result.message}"
+    if answer is None:
+        if suffix:
+            await cl.Message(content=suffix.strip()).send()
         return
     answer.content += suffix
-    if started:
-        await answer.update()
-    else:
-        await answer.send()
+    await answer.update()
 
 
-async def answer_error(answer: cl.Message, started: bool, text: str) -> None:
-    answer.content += f"\n\n⚠️ {text}" if started else f"⚠️ {text}"
-    await (answer.update() if started else answer.send())
+async def answer_error(answer: cl.Message | None, text: str) -> None:
+    if answer is None:
+        await cl.Message(content=f"**Warning:** {text}").send()
+        return
+    answer.content += f"\n\n**Warning:** {text}"
+    await answer.update()
 
 
 def gateway_error(exc: openai.APIStatusError) -> str:
@@ -346,17 +387,9 @@ async def ask_review(review: PendingReview) -> None:
     await send_review(review)
 
 
-async def send_review(review: PendingReview) -> None:
+def review_buttons(review: PendingReview) -> list[cl.Action]:
     call = review.unanswered()[0]
-    content = call.content_markdown()
-    lines = [f"### 📝 Review requested\n\n**{call.question}**"]
-    if content:
-        lines.append(content)
-    hint = "Approve or reject with the buttons"
-    if call.allow_other:
-        hint += ", or type a revision in the chat: your next message is sent as feedback"
-    lines.append(f"_{hint}._")
-    actions = [
+    return [
         cl.Action(
             name=REVIEW_ACTION,
             payload={"response_id": review.response_id, "call_id": call.call_id, "answer": c},
@@ -364,4 +397,42 @@ async def send_review(review: PendingReview) -> None:
         )
         for c in call.choices
     ]
-    await cl.Message(content="\n\n".join(lines), actions=actions).send()
+
+
+async def send_review(review: PendingReview) -> None:
+    call = review.unanswered()[0]
+    content = call.content_markdown()
+    lines = [f"### Review requested\n\n**{call.question}**"]
+    if content:
+        lines.append(content)
+    hint = "Approve or reject with the buttons"
+    if call.allow_other:
+        hint += ", or type a revision in the chat: your next message is sent as feedback"
+    lines.append(f"_{hint}._")
+    actions = review_buttons(review)
+    message = cl.Message(content="\n\n".join(lines), actions=actions)
+    await message.send()
+    cl.user_session.set(REVIEW_BUTTONS, [action.to_dict() for action in actions])
+    await state.save(**{state.REVIEW_MESSAGE: message.id})
+
+
+async def reattach_review(review: PendingReview) -> None:
+    """After a reload the review message is in the history but buttons are never persisted:
+    attach fresh ones to it (or ask again when that message never made it)."""
+    message_id = cl.user_session.get(state.REVIEW_MESSAGE)
+    if not isinstance(message_id, str):
+        await send_review(review)
+        return
+    # Chainlit can resume one page twice (a socket reconnect): replace, never add, buttons.
+    await remove_review_buttons()
+    actions = review_buttons(review)
+    for action in actions:
+        await action.send(for_id=message_id)
+    cl.user_session.set(REVIEW_BUTTONS, [action.to_dict() for action in actions])
+
+
+async def remove_review_buttons() -> None:
+    """A review is answered once: its buttons go, however it was answered."""
+    for action in cl.user_session.get(REVIEW_BUTTONS) or []:
+        await cl.Action(**action).remove()
+    cl.user_session.set(REVIEW_BUTTONS, None)

@@ -10,6 +10,7 @@ from lgos_ui.catalog import GraphEntry
 from lgos_ui.mcp import MCPTool
 
 DISPLAY_FILE = "display_file"
+WEB_SEARCH = "web_search"
 MCP_FEATURE = "mcp_tools"
 FILE_INPUTS_FEATURE = "file_inputs"
 IMPLEMENTED_CLIENT_TOOLS = frozenset({DISPLAY_FILE})
@@ -33,11 +34,21 @@ def offers_mcp(entry: GraphEntry, extra_graphs: Sequence[str] = ()) -> bool:
     return not entry.limited and (entry.has(MCP_FEATURE) or entry.graph in extra_graphs)
 
 
-def offered_tools(entry: GraphEntry, mcp_tools: Sequence[MCPTool] = ()) -> list[dict[str, Any]]:
-    """Client tools only for graphs listing them, and only those this package implements."""
+def server_tool(name: str) -> dict[str, Any]:
+    """How a request selects one of the graph's server tools."""
+    return {"type": "web_search"} if name == WEB_SEARCH else {"type": "custom", "name": name}
+
+
+def offered_tools(
+    entry: GraphEntry, mcp_tools: Sequence[MCPTool] = (), *, server_tools: bool = True
+) -> list[dict[str, Any]]:
+    """The graph's advertised server tools (selected per request), then client tools: only for
+    graphs listing them and only those this package implements, then the gateway's MCP tools."""
     if entry.limited:
         return []
-    tools = [DISPLAY_FILE_TOOL] if DISPLAY_FILE in entry.client_tools else []
+    tools = [server_tool(name) for name in entry.server_tools] if server_tools else []
+    if DISPLAY_FILE in entry.client_tools:
+        tools.append(DISPLAY_FILE_TOOL)
     tools.extend(tool.as_function() for tool in mcp_tools)
     return tools
 

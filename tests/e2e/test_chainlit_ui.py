@@ -1,0 +1,418 @@
+"""The Chainlit UI as a person uses it: Debian's Chromium (Playwright, headless) against a private
+native stack on free ports — the app talks to the real LiteLLM gateway, LGOS on offline-model,
+the Files service, SearXNG and the MCP demo database. Screenshots: .dev/screenshots/chainlit/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+from playwright.sync_api import Browser, WebSocket
+
+from tests.support.browser import Person, chromium, screenshot_dir
+from tests.support.devstack import DEVSTACK, GATEWAY_KEY, detached_stack, pg_data_dir
+
+pytestmark = pytest.mark.socket
+
+USER, PASSWORD = "admin", "lgos-local-dev"
+SOCKET_SETTLE_MS = 1500
+"""Chainlit's socket connects a moment after #chat-input shows (FINDINGS)."""
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    extra = {
+        # simple-graph accepts client functions: the MCP path is exercised on it until a graph
+        # advertising mcp_tools is served (the operator setting CHAINLIT_MCP_GRAPHS).
+        "CHAINLIT_MCP_GRAPHS": "simple-graph",
+        "CHAINLIT_CATALOG_TTL": "1",
+        "DEMO_API_REPORT_STEP_SECONDS": "2",
+    }
+    with (
+        pg_data_dir() as pg_data,
+        detached_stack(tmp_path_factory.mktemp("chainlit-stack"), pg_data, extra) as (env, out),
+    ):
+        assert "Chainlit UI:" in out and f"login {USER} / {PASSWORD}" in out
+        yield env
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as browser:
+        yield browser
+
+
+@pytest.fixture(scope="module")
+def shots() -> Path:
+    folder = screenshot_dir("chainlit")
+    print(f"screenshots: {folder}")
+    return folder
+
+
+class ChainlitUser(Person):
+    def __init__(self, *args: Any, base_url: str) -> None:
+        super().__init__(*args)
+        self.base_url = base_url
+        self.stream_tokens = 0
+        self.page.on("websocket", self._watch)
+
+    def _watch(self, socket: WebSocket) -> None:
+        def frame(payload: str | bytes) -> None:
+            if isinstance(payload, str) and '"stream_token"' in payload:
+                self.stream_tokens += 1
+
+        socket.on("framereceived", frame)
+
+    def settle(self) -> None:
+        self.expect_visible("#chat-input")
+        self.page.wait_for_timeout(SOCKET_SETTLE_MS)
+
+    def login(self) -> None:
+        self.page.goto(self.base_url)
+        self.expect_visible("#email")
+        self.page.fill("#email", USER)
+        self.page.fill("#password", PASSWORD)
+        self.shot("login form")
+        self.page.click("button[type=submit]")
+        self.settle()
+
+    def pick(self, graph: str) -> None:
+        self.page.click("#chat-profiles")
+        self.page.click(f'[data-test="select-item:{graph}"]')
+        confirm = self.page.locator("#confirm")
+        if confirm.is_visible():
+            confirm.click()
+        self.page.wait_for_function(
+            "g => document.querySelector('#chat-profiles')?.innerText.includes(g)", arg=graph
+        )
+        self.settle()
+
+    def send(self, text: str) -> None:
+        self.page.fill("#chat-input", text)
+        self.page.keyboard.press("Enter")
+
+    def wait_idle(self, timeout: float = 60.0) -> None:
+        """The run is over when Chainlit's stop button is gone."""
+        self.page.wait_for_timeout(300)
+        try:
+            self.page.wait_for_selector("#stop-button", state="detached", timeout=timeout * 1000)
+        except Exception:
+            self.fail("the run to finish (the stop button to go)")
+
+    def answers(self) -> list[str]:
+        return self.page.locator(
+            '.step[data-step-type="assistant_message"] .message-content'
+        ).all_inner_texts()
+
+    def click_button(self, label: str) -> None:
+        button = self.page.get_by_role("button", name=label, exact=True)
+        try:
+            button.last.wait_for(state="visible", timeout=30_000)
+        except Exception:
+            self.fail(f"a {label!r} button")
+        button.last.click()
+
+
+@pytest.fixture
+def person(
+    browser: Browser, stack: dict[str, str], shots: Path, request: pytest.FixtureRequest
+) -> Iterator[ChainlitUser]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    journey = request.node.name.removeprefix("test_")
+    user = ChainlitUser(page, shots, journey, base_url=f"http://127.0.0.1:{stack['CHAINLIT_PORT']}")
+    user.login()
+    try:
+        yield user
+    finally:
+        context.close()
+
+
+def gateway(stack: dict[str, str]) -> str:
+    return f"http://127.0.0.1:{stack['OPENAI_GATEWAY_PORT']}"
+
+
+def files_service(stack: dict[str, str]) -> httpx.Client:
+    return httpx.Client(
+        base_url=f"http://127.0.0.1:{stack['FILES_PORT']}/v1",
+        headers={"Authorization": "Bearer sk-files-local-only"},
+        timeout=10.0,
+    )
+
+
+def test_login_shows_one_profile_per_graph_with_its_description(person: ChainlitUser) -> None:
+    person.shot("logged in")
+    person.page.click("#chat-profiles")
+    for graph in ("simple-graph", "status-events", "interruptible-approval", "display-file"):
+        person.expect_visible(f'[data-test="select-item:{graph}"]')
+    person.page.hover('[data-test="select-item:background-report"]')
+    person.expect_text("Writes a multi-step report")
+    person.shot("profiles with a description")
+    person.expect_no_text("lgos-files-service")  # the gateway's Files entry is not a graph
+
+
+def test_plain_chat_streams_the_answer(person: ChainlitUser) -> None:
+    person.pick("simple-graph")
+    person.send("What does a checkpointer do?")
+    person.expect_text('You said: "What does a checkpointer do?"')
+    person.wait_idle()
+    person.shot("streamed answer")
+    assert person.stream_tokens > 5, "the answer arrived whole, not token by token"
+    assert person.answers()[-1].startswith("[offline-model: deterministic stand-in")
+    person.page.reload()
+    person.settle()
+    person.expect_text("What does a checkpointer do?")  # the thread list and history persist
+    person.shot("after reload")
+
+
+def test_settings_change_the_answer(person: ChainlitUser) -> None:
+    person.pick("simple-graph")
+    person.send("Explain retries.")
+    person.expect_text("for a general audience")
+    person.wait_idle()
+    person.page.click("#chat-settings-open-modal")
+    person.expect_visible("#chat-settings")
+    person.expect_text("Who the answer is written for.")
+    person.page.click("#audience")
+    person.page.get_by_role("option", name="expert").click()
+    person.shot("settings changed")
+    person.page.click("#confirm")
+    person.send("Explain retries again.")
+    person.expect_text("for a expert audience")
+    person.wait_idle()
+    person.shot("answer for experts")
+
+
+def test_commentary_is_shown_as_progress_apart_from_the_answer(person: ChainlitUser) -> None:
+    person.pick("status-events")
+    person.send("Summarize the queue design.")
+    person.expect_text("Reading the question")
+    person.expect_text("Drafting the answer")
+    person.expect_text('You said: "Summarize the queue design."')
+    person.wait_idle()
+    person.shot("progress and answer")
+    answer = person.answers()[-1]
+    assert "Reading the question" not in answer and "Drafting" not in answer
+
+
+def test_research_cites_a_url_searxng_returned(person: ChainlitUser, stack: dict[str, str]) -> None:
+    question = "Search the web for langgraph interrupts"
+    person.pick("server-tools")
+    person.send(question)
+    person.expect_text("Sources")
+    person.expect_text("Searching the web")
+    person.wait_idle()
+    person.shot("answer with sources")
+    returned = httpx.get(
+        f"http://127.0.0.1:{stack['SEARXNG_PORT']}/search",
+        params={"q": question, "format": "json"},
+        timeout=10.0,
+    ).json()
+    urls = {result["url"] for result in returned["results"]}
+    link = person.page.get_by_role("link", name="LangGraph interrupts: human-in-the-loop guidance")
+    href = link.first.get_attribute("href")
+    assert href in urls, f"{href} is not among SearXNG's results {urls}"
+    # No internet here: the click is answered locally, which proves where it leads.
+    person.page.context.route(str(href), lambda route: route.fulfill(body="cited page"))
+    with person.page.context.expect_page() as opened:
+        link.first.click()
+    opened.value.wait_for_load_state()
+    assert opened.value.url == href and "cited page" in opened.value.inner_text("body")
+
+
+def test_review_approve(person: ChainlitUser) -> None:
+    person.pick("interruptible-approval")
+    person.send("Rename the project to Atlas")
+    person.expect_text("Review requested")
+    person.expect_text("Approve this change? Proposed change: Rename the project to Atlas")
+    person.shot("review")
+    person.click_button("Approve")
+    person.expect_text("Decision: approved. Applied: Proposed change: Rename the project to Atlas")
+    person.wait_idle()
+    person.shot("approved")
+    assert person.page.get_by_role("button", name="Reject", exact=True).count() == 0
+
+
+def test_review_reject(person: ChainlitUser) -> None:
+    person.pick("interruptible-approval")
+    person.send("Delete the staging bucket")
+    person.expect_text("Review requested")
+    person.click_button("Reject")
+    person.expect_text("Decision: rejected. Nothing was changed.")
+    person.wait_idle()
+    person.shot("rejected")
+
+
+def test_review_revise_then_approve(person: ChainlitUser) -> None:
+    person.pick("interruptible-approval")
+    person.send("Publish the release notes")
+    person.expect_text("Review requested")
+    person.send("Mention the migration first")
+    person.expect_text("(revised: Mention the migration first)")
+    person.expect_text("Review requested", count=2)
+    person.shot("second review shows the feedback")
+    person.click_button("Approve")
+    person.expect_text("Decision: approved.")
+    person.expect_text("Revisions requested: 1.")
+    person.wait_idle()
+    person.shot("approved after revision")
+
+
+def test_reload_during_a_pending_review_then_finish_it(person: ChainlitUser) -> None:
+    person.pick("interruptible-approval")
+    person.send("Rotate the signing key")
+    person.expect_text("Review requested")
+    person.wait_idle()
+    person.page.wait_for_url(re.compile(r"/thread/"))
+    person.shot("pending review")
+    person.page.reload()
+    person.settle()
+    # A new socket session: the pending review comes back from the thread's metadata in
+    # PostgreSQL, with its buttons re-attached to the review message (once).
+    person.expect_text("Approve this change? Proposed change: Rotate the signing key")
+    person.expect_visible("button:has-text('Approve')")
+    person.shot("pending review after reload")
+    assert person.page.get_by_role("button", name="Approve", exact=True).count() == 1
+    person.click_button("Approve")
+    person.expect_text("Decision: approved. Applied: Proposed change: Rotate the signing key")
+    person.wait_idle()
+    person.shot("finished after reload")
+
+
+def test_an_attached_file_reaches_the_graph_through_the_files_service(
+    person: ChainlitUser, stack: dict[str, str], tmp_path: Path
+) -> None:
+    brief = tmp_path / "brief.txt"
+    brief.write_text("The project marker is FILE_INPUT_OK.")
+    person.pick("simple-graph")
+    person.page.set_input_files("#upload-button-input", str(brief))
+    person.expect_text("brief.txt")
+    person.shot("file attached")
+    person.send("Summarize this file.")
+    person.expect_text("Files: file-")
+    person.wait_idle()
+    person.shot("answer names the file")
+    file_id = re.search(r"Files: (file-[A-Za-z0-9]+)", person.answers()[-1])
+    assert file_id, person.answers()[-1]
+    with files_service(stack) as files:
+        meta = files.get(f"/files/{file_id.group(1)}").json()
+        content = files.get(f"/files/{file_id.group(1)}/content").content
+    assert meta["purpose"] == "user_data" and meta["filename"] == "brief.txt"
+    assert content == b"The project marker is FILE_INPUT_OK."
+
+
+def test_display_file_shows_the_generated_chart(person: ChainlitUser) -> None:
+    person.pick("display-file")
+    person.send("chart these few words please")
+    person.expect_text("word-lengths.png")
+    person.expect_text("The chart is shown above.")
+    person.wait_idle()
+    image = person.page.locator("img[src*='/project/file/'], img[src^='blob:']").last
+    try:
+        image.wait_for(state="visible", timeout=15_000)
+    except Exception:
+        person.fail("the chart image inline")
+    assert person.page.evaluate("img => img.naturalWidth", image.element_handle()) == 240
+    person.shot("chart shown")
+    assert "file-" not in person.answers()[-1]  # no ids or URLs in the transcript's answer
+
+
+def test_mcp_question_answered_from_the_demo_database(person: ChainlitUser) -> None:
+    person.pick("simple-graph")
+    # offline-model calls a tool whose name the message spells out, with the message as its
+    # string argument: here a read-only query against the gateway's MCP demo database.
+    person.send("SELECT name FROM projects ORDER BY name -- demo db execute sql")
+    person.expect_text("demo_db-execute_sql")
+    person.expect_text("legacy-portal")
+    person.expect_text("Tool outputs:")
+    person.wait_idle()
+    person.shot("mcp call and answer")
+    assert "legacy-portal" in person.answers()[-1]
+
+
+def test_background_report_shows_progress_and_completes(person: ChainlitUser) -> None:
+    person.pick("background-report")
+    person.send("Report on idempotency keys")
+    person.expect_text("Background run")
+    person.expect_text("Collecting sources")
+    person.shot("progress")
+    person.expect_text("Background run completed.", timeout=60)
+    person.expect_text('You said: "Report on idempotency keys"')
+    person.shot("report")
+
+
+def test_background_report_can_be_cancelled(person: ChainlitUser) -> None:
+    person.pick("background-report")
+    person.send("Report on cancellation")
+    person.expect_text("Collecting sources")
+    person.click_button("Cancel")
+    person.expect_text("Background run cancelled.", timeout=30)
+    person.shot("cancelled")
+    person.expect_no_text('You said: "Report on cancellation"')
+
+
+def strip_extension(stack: dict[str, str], model: str) -> None:
+    """Remove a graph's lgos extension from the gateway's served config and restart LiteLLM."""
+    state = Path(stack["DEVSTACK_STATE_DIR"])
+    config_path = state / "litellm.yaml"
+    config = yaml.safe_load(config_path.read_text())
+    for entry in config["model_list"]:
+        if entry["model_name"] == model:
+            entry["model_info"].pop("lgos")
+    config_path.write_text(yaml.safe_dump(config))
+    child = state / "litellm.pid.child"
+    before = child.read_text()
+    os.kill(int((state / "litellm.pid").read_text()), signal.SIGHUP)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if child.exists() and child.read_text() != before:
+            try:
+                info = httpx.get(
+                    f"{gateway(stack)}/model/info",
+                    headers={"Authorization": f"Bearer {GATEWAY_KEY}"},
+                    timeout=2.0,
+                ).json()
+                entry = next(e for e in info["data"] if e["model_name"] == model)
+                if "lgos" not in (entry.get("model_info") or {}):
+                    return
+            except (httpx.HTTPError, ValueError, KeyError, StopIteration):
+                pass
+        time.sleep(0.5)
+    raise AssertionError(f"the gateway still publishes {model}'s extension")
+
+
+def test_zz_a_stripped_extension_shows_the_limited_functionality_notice(
+    person: ChainlitUser, stack: dict[str, str]
+) -> None:
+    # Last in this module: it changes the shared stack's gateway catalog.
+    strip_extension(stack, "lgos/citation-events")
+    person.page.wait_for_timeout(1500)  # the app re-reads the catalog after CHAINLIT_CATALOG_TTL
+    person.page.goto(person.base_url)
+    person.settle()
+    person.pick("citation-events")
+    person.expect_text("Limited functionality")
+    person.shot("limited notice")
+    person.send("Hello there")
+    person.expect_text('You said: "Hello there"')
+    person.wait_idle()
+    person.shot("plain chat still works")
+
+
+def test_status_lists_chainlit(stack: dict[str, str]) -> None:
+    result = subprocess.run(
+        [*DEVSTACK, "status"], env=stack, capture_output=True, text=True, timeout=30
+    )
+    assert re.search(r"chainlit\s+healthy", result.stdout), result.stdout
+    health = httpx.get(f"http://127.0.0.1:{stack['CHAINLIT_PORT']}/health", timeout=5.0)
+    assert health.status_code == 200 and json.loads(health.text)["status"] == "ok"

@@ -1,0 +1,81 @@
+"""A private native stack (scripts/devstack.py) on free ports, as the e2e tiers run it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.support.servers import ROOT, free_port
+
+DEVSTACK = [sys.executable, str(ROOT / "scripts" / "devstack.py")]
+PORT_VARIABLES = (
+    "LGOS_PORT",
+    "LGOS_WORKER_PORT",
+    "OFFLINE_MODEL_PORT",
+    "SEARXNG_PORT",
+    "POSTGRES_PORT",
+    "REDIS_PORT",
+    "OPENAI_GATEWAY_PORT",
+    "MCP_DEMO_DB_PORT",
+    "FILES_PORT",
+    "EMBEDDINGS_PORT",
+    "CHAINLIT_PORT",
+)
+GATEWAY_KEY = "sk-lgos-local-dev"
+"""The stack's local default gateway key (tests unset OPENAI_GATEWAY_API_KEY)."""
+
+
+def stack_ports() -> dict[str, str]:
+    """A free port for every component: never the fixed 3000-3012 a developer may be using."""
+    return {name: str(free_port()) for name in PORT_VARIABLES}
+
+
+@contextmanager
+def pg_data_dir() -> Iterator[str]:
+    """PostgreSQL data outside pytest's private tmp, reachable by the server's own user."""
+    parent = tempfile.mkdtemp(prefix="lgos-pg-")
+    os.chmod(parent, 0o755)
+    try:
+        yield os.path.join(parent, "data")
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+def stack_env(
+    state_dir: Path, pg_data: str, extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    env = {
+        **os.environ,
+        **(extra or {}),
+        **stack_ports(),
+        "DEVSTACK_PGDATA": pg_data,
+        "DEVSTACK_STATE_DIR": str(state_dir),
+    }
+    env.pop("DEMO_API_OPENAI_API_KEY", None)
+    env.pop("OPENAI_GATEWAY_API_KEY", None)  # the stack's local default key is used
+    return env
+
+
+@contextmanager
+def detached_stack(
+    state_dir: Path, pg_data: str, extra: Mapping[str, str] | None = None
+) -> Iterator[tuple[dict[str, str], str]]:
+    """``devstack up --detach`` → (env, stdout of up); ``down`` afterwards, checked."""
+    env = stack_env(state_dir, pg_data, extra)
+    up = subprocess.run(
+        [*DEVSTACK, "up", "--detach"], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert up.returncode == 0, up.stdout + up.stderr
+    try:
+        yield env, up.stdout
+    finally:
+        down = subprocess.run(
+            [*DEVSTACK, "down"], env=env, capture_output=True, text=True, timeout=90
+        )
+        assert down.returncode == 0, down.stderr
