@@ -395,15 +395,26 @@ def source_event(citation: Citation) -> dict[str, Any]:
 
 def tool_line(activity: ToolActivity) -> str:
     if activity.kind == "web_search_call":
-        return f"🔎 {activity.summary}"
+        return f"Web search: {activity.summary}"
     if activity.kind == "custom_tool_call_output":
-        return f"🔧 {activity.name} → {_short(activity.summary)}"
-    return f"🔧 {activity.name}: {_short(activity.summary)}"
+        return f"Tool {activity.name} → {_short(activity.summary)}"
+    return f"Tool {activity.name}: {_short(activity.summary)}"
 
 
 def _short(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def tool_text(value: Any) -> str:
+    """An Open WebUI tool result as text: MCP content parts become their text."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(p, Mapping) for p in value):
+        texts = [str(p.get("text", "")) for p in value if p.get("type") == "text"]
+        if texts:
+            return "\n".join(texts)
+    return json.dumps(value, default=str)
 
 
 def outcome_note(result: Finished) -> str:
@@ -808,7 +819,7 @@ class Turn:
         return json.dumps({"error": f"this client does not implement {name!r}"})
 
     async def call_mcp(self, name: str, arguments: str) -> str:
-        await self.status(f"🛠️ {name}: {_short(arguments)}")
+        await self.status(f"Tool {name}: {_short(arguments)}")
         try:
             parsed = parse_arguments(arguments)
         except MCPError as exc:
@@ -818,21 +829,21 @@ class Turn:
             try:
                 value = await tool["callable"](**parsed)
             except Exception as exc:  # a tool server's failure is the graph's to read
-                await self.status(f"🛠️ {name} failed")
+                await self.status(f"Tool {name} failed")
                 return json.dumps({"error": f"{exc.__class__.__name__}: {exc}"[:500]})
-            text = value if isinstance(value, str) else json.dumps(value, default=str)
-            await self.status(f"🛠️ {name} → {_short(text)}")
+            text = tool_text(value)
+            await self.status(f"Tool {name} → {_short(text)}")
             return json.dumps({"result": text[:16_000]})
         client = self.mcp()
         try:
             async with client:
                 result = await client.call_tool(name, parsed)
         except MCPError as exc:
-            await self.status(f"🛠️ {name} failed: {exc}")
+            await self.status(f"Tool {name} failed: {exc}")
             return json.dumps({"error": str(exc)})
         finally:
             await client.http.aclose()
-        await self.status(f"🛠️ {name} → {_short(result.text)}")
+        await self.status(f"Tool {name} → {_short(result.text)}")
         return result.as_output()
 
     async def display_file(self, arguments: str) -> tuple[str, str]:
@@ -870,7 +881,7 @@ class Turn:
             )
             state.files[local.owui_id] = uploaded.id
             new.append(uploaded.id)
-            await self.status(f"📎 {local.name} sent to the graph")
+            await self.status(f"Attached {local.name} for the graph")
         return new
 
     # -- background graphs ---------------------------------------------------------------------
@@ -911,7 +922,7 @@ class Turn:
                     break
                 if not notes:
                     elapsed = int(time.monotonic() - started)
-                    await self.emit(status_event(f"⏳ Background run {status} ({elapsed} s)"))
+                    await self.emit(status_event(f"Background run {status} ({elapsed} s)"))
                 await asyncio.sleep(self.pipe.valves.POLL_INTERVAL)
         except asyncio.CancelledError:
             # The person pressed Stop: the run stops too.
@@ -971,9 +982,9 @@ def file_markdown(name: str, content: bytes) -> str:
     mime = "text/markdown" if name.lower().endswith(".md") else mimetypes.guess_type(name)[0]
     if mime and mime.startswith("image/"):
         data = base64.b64encode(content).decode()
-        return f"📎 **{name}**\n\n![{name}](data:{mime};base64,{data})"
+        return f"**{name}**\n\n![{name}](data:{mime};base64,{data})"
     if mime in ("text/markdown", "text/csv", "text/plain"):
         text = content.decode("utf-8", errors="replace")[:4000]
         fence = "csv" if mime == "text/csv" else "markdown"
-        return f"📎 **{name}**\n\n```{fence}\n{text}\n```"
-    return f"📎 **{name}** ({len(content)} bytes)"
+        return f"**{name}**\n\n```{fence}\n{text}\n```"
+    return f"**{name}** ({len(content)} bytes)"

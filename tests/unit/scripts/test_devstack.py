@@ -44,7 +44,7 @@ def test_ports_come_from_the_environment_once(
     assert ports.lgos == 4321
     assert ports.gateway == 3000
     names = [c.name for c in devstack.components(ports)]
-    assert names[0] == "postgres" and names[-2:] == ["gateway", "chainlit"]
+    assert names[0] == "postgres" and names[-3:] == ["gateway", "chainlit", "open-webui"]
     assert len(set(names)) == len(names)
     assert len({c.port for c in devstack.components(ports)}) == len(names)
 
