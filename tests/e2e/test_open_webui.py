@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, WebSocket
+from playwright.sync_api import Browser
 
 from tests.support.browser import Person, chromium, screenshot_dir
 from tests.support.devstack import DEVSTACK, GATEWAY_KEY, detached_stack, pg_data_dir
@@ -38,6 +38,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
         # advertising mcp_tools is served (the operator setting LGOS_MCP_GRAPHS).
         "LGOS_MCP_GRAPHS": "simple-graph",
         "DEMO_API_REPORT_STEP_SECONDS": "2",
+        # Paced tokens, so a person (and this test) can see the answer grow.
+        "OFFLINE_MODEL_TOKEN_DELAY": "0.03",
     }
     with (
         pg_data_dir() as pg_data,
@@ -64,15 +66,23 @@ class WebUIUser(Person):
     def __init__(self, *args: Any, base_url: str) -> None:
         super().__init__(*args)
         self.base_url = base_url
-        self.deltas = 0
-        self.page.on("websocket", self._watch)
 
-    def _watch(self, socket: WebSocket) -> None:
-        def frame(payload: str | bytes) -> None:
-            if isinstance(payload, str) and '"chat:completion"' in payload and "content" in payload:
-                self.deltas += 1
+    def watch_growth(self) -> None:
+        """Record each size the transcript takes (a streamed answer grows in many steps)."""
+        self.page.evaluate(
+            """() => {
+              window.__sizes = [];
+              new MutationObserver(() => {
+                const m = document.querySelector('#messages-container');
+                const n = m ? m.innerText.length : 0;
+                if (window.__sizes[window.__sizes.length - 1] !== n) window.__sizes.push(n);
+              }).observe(document.body, {subtree: true, childList: true, characterData: true});
+            }"""
+        )
 
-        socket.on("framereceived", frame)
+    def growth(self) -> list[int]:
+        sizes: list[int] = self.page.evaluate("window.__sizes")
+        return sizes
 
     def login(self) -> None:
         self.page.goto(f"{self.base_url}/auth")
@@ -169,11 +179,15 @@ def test_login_lists_the_graphs_with_their_descriptions(person: WebUIUser) -> No
 
 def test_plain_chat_streams_the_answer(person: WebUIUser) -> None:
     person.open("simple-graph")
+    person.watch_growth()
     person.send("What does a checkpointer do?")
+    person.expect_text("[offline-model")
+    person.shot("answer streaming")
     person.expect_text('You said: "What does a checkpointer do?"')
     person.wait_idle()
     person.shot("streamed answer")
-    assert person.deltas > 5, "the answer arrived whole, not token by token"
+    sizes = person.growth()
+    assert len(sizes) > 8 and sizes == sorted(sizes), f"no token-by-token growth: {sizes}"
     assert "[offline-model: deterministic stand-in, not a real model]" in person.messages()
     person.page.reload()
     person.expect_text('You said: "What does a checkpointer do?"')  # Open WebUI kept the chat
@@ -219,7 +233,7 @@ def test_research_shows_status_lines_and_a_clickable_source(
     person.send(question)
     person.expect_text("Sources")
     person.wait_idle()
-    person.expect_text("Web search")
+    person.expect_text("Web search: searched the web for")
     person.shot("answer with sources")
     returned = httpx.get(
         f"http://127.0.0.1:{stack['SEARXNG_PORT']}/search",

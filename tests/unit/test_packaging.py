@@ -18,7 +18,10 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCKERFILES = sorted([*ROOT.glob("services/*/Dockerfile"), ROOT / "gateways" / "Dockerfile"])
+DOCKERFILES = sorted(
+    [*ROOT.glob("services/*/Dockerfile"), ROOT / "gateways" / "Dockerfile", *ROOT.glob("ui/*/Dockerfile")]
+)
+OPEN_WEBUI_DOCKERFILE = ROOT / "ui" / "open-webui" / "Dockerfile"
 BIN = Path(sys.executable).parent
 # service: (host port, container port)
 FIXED_PORTS = {
@@ -105,6 +108,8 @@ def test_dockerfile_commands_exist(dockerfile: Path) -> None:
     text = dockerfile.read_text()
     for source in re.findall(r"^COPY (\S+) ", text, flags=re.MULTILINE):
         assert (ROOT / source).exists(), source
+    if dockerfile == OPEN_WEBUI_DOCKERFILE:
+        return  # the official image's own entry point (test_open_webui_image_* below)
     cmd = re.search(r'^CMD \["([^"]+)"(?:, "-m", "([^"]+)")?', text, flags=re.MULTILINE)
     assert cmd is not None
     if cmd.group(2):  # python -m MODULE: the module ships in the pinned requirements' venv
@@ -152,6 +157,40 @@ def test_litellm_native_pin_matches_the_compose_image() -> None:
     services = compose()["services"]
     assert isinstance(services, dict)
     assert services["litellm"]["image"] == f"ghcr.io/berriai/litellm:main-v{version}"
+
+
+def test_open_webui_image_matches_the_native_pin_and_carries_the_pipe() -> None:
+    version = pinned(ROOT / "ui" / "open-webui" / "requirements.txt", "open-webui")
+    text = OPEN_WEBUI_DOCKERFILE.read_text()
+    assert f"FROM ghcr.io/open-webui/open-webui:v{version}\n" in text
+    assert "pip install --no-cache-dir --no-deps /opt/lgos/client" in text
+    assert 'CMD ["bash", "start.sh"]' in text  # the official image's entry point
+    services = compose()["services"]
+    assert isinstance(services, dict)
+    webui, setup = services["open-webui"], services["open-webui-setup"]
+    assert webui["build"]["dockerfile"] == "ui/open-webui/Dockerfile"
+    assert "127.0.0.1:3003:8080" in webui["ports"]
+    assert "8080/health" in " ".join(webui["healthcheck"]["test"])
+    assert webui["image"] == setup["image"] == f"lgos-demo/open-webui:{version}"
+    # Offline-safe: no Ollama, no direct connections, none of the background tasks that would
+    # each cost a graph run; env stays authoritative after the first boot.
+    env = webui["environment"]
+    for key in (
+        "ENABLE_OLLAMA_API",
+        "ENABLE_OPENAI_API",
+        "ENABLE_TITLE_GENERATION",
+        "ENABLE_TAGS_GENERATION",
+        "ENABLE_FOLLOW_UP_GENERATION",
+        "ENABLE_PERSISTENT_CONFIG",
+    ):
+        assert env[key] == "false", key
+    assert env["OFFLINE_MODE"] == "true"
+    connections = json.loads(re.sub(r"\$\{[^}]*\}", "x", env["TOOL_SERVER_CONNECTIONS"]))
+    assert connections[0]["type"] == "mcp" and connections[0]["info"]["id"] == "gw"
+    assert setup["entrypoint"][-1] == "/opt/lgos/open-webui/install_pipe.py"
+    assert (ROOT / "ui" / "open-webui" / "install_pipe.py").exists()
+    assert setup["depends_on"]["open-webui"]["condition"] == "service_healthy"
+    assert setup["restart"] == "no"
 
 
 def test_dbhub_native_pin_matches_compose() -> None:

@@ -349,12 +349,15 @@ def test_an_interrupt_is_stored_first_then_asked_on_the_card(make_pipe: Any) -> 
     assert "Review requested" in run.text and "Rename the project to Atlas" in run.text
 
 
+# As Open WebUI 0.12.4 stores the card's answer (read back from its database).
+OPTION = {"type": "option", "option_index": 0, "label": "approve", "description": "Go ahead."}
+
+
 @pytest.mark.parametrize(
     "content",
     [
+        json.dumps({"status": "answered", "answers": {"review": OPTION}}),
         json.dumps({"status": "answered", "answers": {"review": "approve"}}),
-        json.dumps({"status": "answered", "answers": {"review": {"selected": ["approve"]}}}),
-        json.dumps({"status": "answered", "answers": {"review": ["approve"]}}),
     ],
 )
 def test_the_card_answer_resumes_the_paused_response(make_pipe: Any, content: str) -> None:
@@ -404,5 +407,5 @@ def test_card_answers_are_read_from_every_shape() -> None:
 
     assert P.card_answer([{"role": "user", "content": "approve"}]) is None
     assert P.card_answer(tool('{"status": "cancelled", "answers": {}, "timed_out": true}')) == ""
-    other = {"status": "answered", "answers": {"review": {"other": "Only the docs"}}}
+    other = {"status": "answered", "answers": {"review": {"type": "other", "text": "Only the docs"}}}
     assert P.card_answer(tool(json.dumps(other))) == "Only the docs"
