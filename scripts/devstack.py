@@ -4,6 +4,7 @@
     python scripts/devstack.py up --detach   # background; returns once every health check passes
     python scripts/devstack.py down          # stop a detached stack
     python scripts/devstack.py status
+    python scripts/devstack.py restart chainlit   # one component of a detached stack
 
 The gateway (LiteLLM) listens on 3000 with the key OPENAI_GATEWAY_API_KEY (a local default when
 unset); its catalog is synced from LGOS once LGOS is healthy. dbhub serves the read-only MCP demo
@@ -300,16 +301,8 @@ def sync_gateway_catalog(component: Component, stack: Stack) -> None:
 
 
 def prepare_chainlit(component: Component, stack: Stack) -> None:
-    """Chainlit's own database in the stack's PostgreSQL (the app creates its tables) and a
-    login-token secret kept in STATE, so sessions survive a restart of the app."""
-    import psycopg
-
-    with psycopg.connect(postgres_url(stack.ports), autocommit=True) as connection:
-        exists = connection.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", (CHAINLIT_DATABASE,)
-        ).fetchone()
-        if exists is None:
-            connection.execute(f'CREATE DATABASE "{CHAINLIT_DATABASE}"')
+    """A login-token secret kept in STATE, so sessions survive a restart of the app (the app
+    creates its own database and tables in the stack's PostgreSQL)."""
     secret = STATE / "chainlit-auth-secret"
     if not os.environ.get("CHAINLIT_AUTH_SECRET") and not secret.exists():
         secret.write_text(secrets.token_urlsafe(48))
@@ -542,6 +535,7 @@ def components(ports: Ports) -> list[Component]:
             ],
             env={
                 "CHAINLIT_APP_ROOT": str(CHAINLIT_DIR),
+                "CHAINLIT_FILES_DIR": str(STATE / "chainlit-elements"),
                 # lgos_ui from this checkout (the image installs the package instead).
                 "PYTHONPATH": str(ROOT / "ui" / "client" / "src"),
                 # Only the gateway: never LGOS. Not OPENAI_API_KEY (chainlit's CI mode resets it).
@@ -760,19 +754,44 @@ def up(detach: bool) -> None:
             stop(started)
 
 
+def recorded_processes(pid_file: Path) -> dict[str, Started]:
+    recorded = json.loads(pid_file.read_text())
+    return {
+        # A pid file of an older devstack holds bare pids: without a start time, none is ours.
+        name: Started(**entry) if isinstance(entry, dict) else Started(int(entry), None)
+        for name, entry in recorded.items()
+    }
+
+
 def down() -> None:
     pid_file = STATE / "pids.json"
     if not pid_file.exists():
         print("no detached stack is running")
         return
-    recorded = json.loads(pid_file.read_text())
-    started = {
-        # A pid file of an older devstack holds bare pids: without a start time, none is ours.
-        name: Started(**entry) if isinstance(entry, dict) else Started(int(entry), None)
-        for name, entry in recorded.items()
-    }
-    stop(started)
+    stop(recorded_processes(pid_file))
     pid_file.unlink()
+
+
+def restart(name: str) -> None:
+    """Stop one component of a detached stack and start it again (setup step included)."""
+    pid_file = STATE / "pids.json"
+    if not pid_file.exists():
+        raise SystemExit("no detached stack is running")
+    stack = Stack(Ports.from_env())
+    plan = {component.name: component for component in components(stack.ports)}
+    if name not in plan:
+        raise SystemExit(f"no component {name!r}; the stack has {', '.join(plan)}")
+    started = recorded_processes(pid_file)
+    if name in started:
+        stop({name: started[name]})
+    component = plan[name]
+    process = start(component, stack)
+    wait_healthy(component, process)
+    if component.ready is not None:
+        component.ready(component, stack)
+    started[name] = Started(process.pid, start_ticks(process.pid))
+    pid_file.write_text(json.dumps({n: asdict(p) for n, p in started.items()}))
+    print(f"{name:14} healthy on {component.health_url}")
 
 
 def status() -> int:
@@ -793,11 +812,15 @@ def main() -> None:
     up_parser.add_argument("--detach", action="store_true")
     commands.add_parser("down")
     commands.add_parser("status")
+    restart_parser = commands.add_parser("restart")
+    restart_parser.add_argument("component")
     args = parser.parse_args()
     if args.command == "up":
         up(args.detach)
     elif args.command == "down":
         down()
+    elif args.command == "restart":
+        restart(args.component)
     else:
         sys.exit(status())
 

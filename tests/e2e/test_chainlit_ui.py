@@ -12,6 +12,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +111,15 @@ class ChainlitUser(Person):
         except Exception:
             self.fail("the run to finish (the stop button to go)")
 
+    def choose_setting(self, setting: str, value: str) -> None:
+        self.page.click("#chat-settings-open-modal")
+        self.expect_visible("#chat-settings")
+        self.page.click(f"#{setting}")
+        self.page.get_by_role("option", name=value, exact=True).click()
+        self.shot(f"{setting} set to {value}")
+        self.page.click("#confirm")
+        self.page.locator("#chat-settings").wait_for(state="detached")
+
     def answers(self) -> list[str]:
         return self.page.locator(
             '.step[data-step-type="assistant_message"] .message-content'
@@ -124,19 +134,63 @@ class ChainlitUser(Person):
         button.last.click()
 
 
-@pytest.fixture
-def person(
-    browser: Browser, stack: dict[str, str], shots: Path, request: pytest.FixtureRequest
+def chainlit_url(stack: dict[str, str]) -> str:
+    return f"http://127.0.0.1:{stack['CHAINLIT_PORT']}"
+
+
+@contextmanager
+def browser_user(
+    browser: Browser, url: str, shots: Path, journey: str, state: Path | None = None
 ) -> Iterator[ChainlitUser]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    journey = request.node.name.removeprefix("test_")
-    user = ChainlitUser(page, shots, journey, base_url=f"http://127.0.0.1:{stack['CHAINLIT_PORT']}")
-    user.login()
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900},
+        storage_state=str(state) if state is not None else None,
+    )
     try:
-        yield user
+        yield ChainlitUser(context.new_page(), shots, journey, base_url=url)
     finally:
         context.close()
+
+
+@pytest.fixture(scope="module")
+def signed_in(
+    browser: Browser, stack: dict[str, str], shots: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """Log in once through the form; every journey starts from that session's cookie."""
+    state = tmp_path_factory.mktemp("chainlit-login") / "state.json"
+    with browser_user(browser, chainlit_url(stack), shots, "login") as user:
+        user.login()
+        user.shot("logged in")
+        user.page.context.storage_state(path=str(state))
+    return state
+
+
+@pytest.fixture
+def person(
+    browser: Browser,
+    stack: dict[str, str],
+    shots: Path,
+    signed_in: Path,
+    request: pytest.FixtureRequest,
+) -> Iterator[ChainlitUser]:
+    journey = request.node.name.removeprefix("test_")
+    with browser_user(browser, chainlit_url(stack), shots, journey, signed_in) as user:
+        user.page.goto(user.base_url)
+        user.settle()
+        yield user
+
+
+def test_a_wrong_password_is_refused(browser: Browser, stack: dict[str, str], shots: Path) -> None:
+    with browser_user(browser, chainlit_url(stack), shots, "wrong_password") as user:
+        user.page.goto(user.base_url)
+        user.expect_visible("#email")
+        user.page.fill("#email", USER)
+        user.page.fill("#password", "not-the-password")
+        user.page.click("button[type=submit]")
+        user.page.wait_for_timeout(1500)
+        user.shot("refused")
+        assert user.page.locator("#chat-input").count() == 0
+        user.expect_visible("#password")
 
 
 def gateway(stack: dict[str, str]) -> str:
@@ -152,7 +206,6 @@ def files_service(stack: dict[str, str]) -> httpx.Client:
 
 
 def test_login_shows_one_profile_per_graph_with_its_description(person: ChainlitUser) -> None:
-    person.shot("logged in")
     person.page.click("#chat-profiles")
     for graph in ("simple-graph", "status-events", "interruptible-approval", "display-file"):
         person.expect_visible(f'[data-test="select-item:{graph}"]')
@@ -181,17 +234,29 @@ def test_settings_change_the_answer(person: ChainlitUser) -> None:
     person.send("Explain retries.")
     person.expect_text("for a general audience")
     person.wait_idle()
-    person.page.click("#chat-settings-open-modal")
-    person.expect_visible("#chat-settings")
-    person.expect_text("Who the answer is written for.")
-    person.page.click("#audience")
-    person.page.get_by_role("option", name="expert").click()
-    person.shot("settings changed")
-    person.page.click("#confirm")
+    person.choose_setting("audience", "expert")
     person.send("Explain retries again.")
     person.expect_text("for a expert audience")
     person.wait_idle()
     person.shot("answer for experts")
+
+
+def test_refusal_incomplete_and_failure_are_shown_as_such(person: ChainlitUser) -> None:
+    person.pick("response-outcomes")
+    person.choose_setting("outcome", "refusal")
+    person.send("Do the forbidden thing.")
+    person.expect_text("Refused: I can't help with that request.")
+    person.wait_idle()
+    person.choose_setting("outcome", "incomplete")
+    person.send("Tell me a long story about queues.")
+    person.expect_text("The answer is incomplete (max_output_tokens).")
+    person.wait_idle()
+    assert person.answers()[-1].startswith("[offline-model")  # the partial text stays
+    person.choose_setting("outcome", "failure")
+    person.send("Fail after a partial answer.")
+    person.expect_text("The graph failed:")
+    person.wait_idle()
+    person.shot("refusal, incomplete and failed turns")
 
 
 def test_commentary_is_shown_as_progress_apart_from_the_answer(person: ChainlitUser) -> None:
@@ -269,13 +334,18 @@ def test_review_revise_then_approve(person: ChainlitUser) -> None:
     person.shot("approved after revision")
 
 
-def test_reload_during_a_pending_review_then_finish_it(person: ChainlitUser) -> None:
+def pending_review(person: ChainlitUser, request: str) -> None:
+    """A review waiting in a persisted thread."""
     person.pick("interruptible-approval")
-    person.send("Rotate the signing key")
+    person.send(request)
     person.expect_text("Review requested")
     person.wait_idle()
     person.page.wait_for_url(re.compile(r"/thread/"))
     person.shot("pending review")
+
+
+def test_reload_during_a_pending_review_then_finish_it(person: ChainlitUser) -> None:
+    pending_review(person, "Rotate the signing key")
     person.page.reload()
     person.settle()
     # A new socket session: the pending review comes back from the thread's metadata in
@@ -288,6 +358,24 @@ def test_reload_during_a_pending_review_then_finish_it(person: ChainlitUser) -> 
     person.expect_text("Decision: approved. Applied: Proposed change: Rotate the signing key")
     person.wait_idle()
     person.shot("finished after reload")
+
+
+def test_a_pending_review_survives_a_restart_of_the_app(
+    person: ChainlitUser, stack: dict[str, str]
+) -> None:
+    pending_review(person, "Archive the legacy portal")
+    restarted = subprocess.run(
+        [*DEVSTACK, "restart", "chainlit"], env=stack, capture_output=True, text=True, timeout=120
+    )
+    assert restarted.returncode == 0, restarted.stdout + restarted.stderr
+    person.page.reload()
+    person.settle()
+    person.expect_text("Approve this change? Proposed change: Archive the legacy portal")
+    person.shot("pending review after an app restart")
+    person.click_button("Reject")
+    person.expect_text("Decision: rejected. Nothing was changed.")
+    person.wait_idle()
+    person.shot("finished after the restart")
 
 
 def test_an_attached_file_reaches_the_graph_through_the_files_service(
@@ -326,6 +414,20 @@ def test_display_file_shows_the_generated_chart(person: ChainlitUser) -> None:
     assert person.page.evaluate("img => img.naturalWidth", image.element_handle()) == 240
     person.shot("chart shown")
     assert "file-" not in person.answers()[-1]  # no ids or URLs in the transcript's answer
+    person.page.wait_for_url(re.compile(r"/thread/"))
+    person.page.reload()
+    person.settle()
+    kept = person.page.locator("img[src*='/lgos/elements/']").last
+    try:
+        kept.wait_for(state="visible", timeout=15_000)
+    except Exception:
+        person.fail("the chart still shown after a reload")
+    assert person.page.evaluate("img => img.naturalWidth", kept.element_handle()) == 240
+    person.shot("chart after reload")
+    # The kept bytes are served only to the thread's author.
+    src = kept.get_attribute("src")
+    assert src is not None
+    assert httpx.get(person.base_url + src, timeout=5.0).status_code == 401
 
 
 def test_mcp_question_answered_from_the_demo_database(person: ChainlitUser) -> None:

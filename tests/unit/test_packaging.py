@@ -264,3 +264,43 @@ def test_non_root_jobs_own_the_volumes_they_write() -> None:
     owned = re.search(r"chown 10001 ((?:/\w+ ?)+)", dockerfile)
     assert created is not None and owned is not None
     assert written <= set(created.group(1).split()) and written <= set(owned.group(1).split())
+
+
+CHAINLIT_DOCKERFILE = ROOT / "ui" / "chainlit" / "Dockerfile"
+
+
+def test_chainlit_image_lints_clean_and_runs_what_the_native_venv_runs() -> None:
+    hadolint = shutil.which("hadolint", path=str(BIN)) or shutil.which("hadolint")
+    assert hadolint
+    result = subprocess.run([hadolint, str(CHAINLIT_DOCKERFILE)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    text = CHAINLIT_DOCKERFILE.read_text()
+    for source in re.findall(r"^COPY (\S+) ", text, flags=re.MULTILINE):
+        assert (ROOT / source).exists(), source
+    # The image installs the same pinned closure as `make dev`'s .tools/chainlit venv.
+    assert "pip install --no-cache-dir -r ui/chainlit/requirements.txt" in text
+    assert pinned(ROOT / "ui" / "chainlit" / "requirements.txt", "chainlit").startswith("2.12.")
+    cmd = re.search(r'^CMD \["chainlit", "run", "ui/chainlit/app.py"', text, flags=re.MULTILINE)
+    assert cmd is not None
+    assert (ROOT / ".tools" / "chainlit" / "bin" / "chainlit").exists()
+
+
+def test_chainlit_service_talks_only_to_the_gateway() -> None:
+    services = compose()["services"]
+    assert isinstance(services, dict)
+    chainlit = services["chainlit"]
+    assert chainlit["ports"] == ["127.0.0.1:3002:3002"]
+    assert "3002" in " ".join(chainlit["healthcheck"]["test"])
+    assert (ROOT / chainlit["build"]["dockerfile"]).exists()
+    environment = chainlit["environment"]
+    assert "litellm:4000" in environment["OPENAI_GATEWAY_BASE_URL"]
+    assert not any("lgos:3004" in str(value) for value in environment.values())
+    # Chainlit's CI mode replaces OPENAI_API_KEY: the gateway key travels under another name.
+    assert "OPENAI_API_KEY" not in environment
+    assert environment["CHAINLIT_DATABASE_URL"].endswith("@postgres:5432/chainlit")
+    assert chainlit["depends_on"]["postgres"]["condition"] == "service_healthy"
+    for gateway in ("litellm", "bifrost"):
+        assert chainlit["depends_on"][gateway] == {
+            "condition": "service_healthy",
+            "required": False,
+        }

@@ -25,6 +25,7 @@ from lgos_chainlit import state
 from lgos_chainlit.config import AppSettings
 from lgos_chainlit.gateway import Gateway
 from lgos_chainlit.schema import ensure_schema
+from lgos_chainlit.storage import DiskStorageClient, install_route
 from lgos_chainlit.turns import (
     CANCEL_ACTION,
     REVIEW_ACTION,
@@ -53,10 +54,12 @@ PENDING: set[asyncio.Task[None]] = set()
 
 if SETTINGS.database_url:
     database_url = SETTINGS.database_url
+    element_files = DiskStorageClient(SETTINGS.files_dir)
+    install_route(element_files)
 
     @cl.data_layer
     def data_layer() -> ChainlitDataLayer:
-        return ChainlitDataLayer(database_url=database_url)
+        return ChainlitDataLayer(database_url=database_url, storage_client=element_files)
 
     @cl.on_app_startup
     async def create_tables() -> None:

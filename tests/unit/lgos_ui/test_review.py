@@ -9,7 +9,9 @@ NOTE = {
     "question": "Save this note?",
     "choices": ["approve", "reject"],
     "allow_other": True,
-    "note": "# Retries\n\nRetries need **idempotency keys**.",
+    "filename": "retries.md",
+    "content": "# Retries\n\nRetries need **idempotency keys**.",
+    "meta": {"revision": 2},
 }
 OUTPUT = [
     {"type": "message", "role": "assistant", "content": []},
@@ -30,8 +32,10 @@ def test_a_paused_response_becomes_a_review_with_exact_ids() -> None:
     assert call.call_id == "call_lg_1" and call.arguments == json.dumps(NOTE)
     assert call.question == "Save this note?"
     assert call.choices == ["approve", "reject"] and call.allow_other
-    assert "Retries need **idempotency keys**." in call.content_markdown()
-    assert "Save this note?" not in call.content_markdown()
+    markdown = call.content_markdown()
+    assert markdown.startswith("**Filename:** retries.md\n\n**Content**\n\n# Retries")
+    assert '"revision": 2' in markdown
+    assert "Save this note?" not in markdown
     assert pending_review("resp_2", "m", OUTPUT[:1]) is None
 
 

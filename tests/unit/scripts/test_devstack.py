@@ -122,3 +122,24 @@ def test_a_missing_install_names_make_dev(devstack: ModuleType, tmp_path: Path) 
     )
     with pytest.raises(SystemExit, match="make dev"):
         devstack.start(component, devstack.Stack(devstack.Ports.from_env()))
+
+
+def test_restart_needs_a_detached_stack_and_a_known_component(
+    devstack: ModuleType, tmp_path: Path
+) -> None:
+    with pytest.raises(SystemExit, match="no detached stack is running"):
+        devstack.restart("chainlit")
+    (tmp_path / "pids.json").write_text("{}")
+    with pytest.raises(SystemExit, match="no component 'nope'; the stack has postgres"):
+        devstack.restart("nope")
+
+
+def test_chainlit_reaches_only_the_gateway(devstack: ModuleType) -> None:
+    ports = devstack.Ports.from_env()
+    chainlit = next(c for c in devstack.components(ports) if c.name == "chainlit")
+    assert chainlit.port == 3002
+    env = chainlit.env
+    assert env["OPENAI_GATEWAY_BASE_URL"] == f"http://127.0.0.1:{ports.gateway}/v1"
+    assert str(ports.lgos) not in " ".join(env.values())
+    assert "OPENAI_API_KEY" not in env  # chainlit's CI mode overwrites that variable
+    assert env["CHAINLIT_DATABASE_URL"].endswith(f":{ports.postgres}/chainlit")

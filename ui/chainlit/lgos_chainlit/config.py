@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import cast
 
 from lgos_ui import GatewayType
@@ -27,6 +28,8 @@ class AppSettings:
     password: str
     catalog_ttl: float
     poll_interval: float
+    files_dir: Path = field(default=Path(".elements"))
+    """Where shown files and attachments are kept for reloaded threads."""
     mcp_graphs: tuple[str, ...] = field(default=())
 
     @classmethod
@@ -45,5 +48,9 @@ class AppSettings:
             password=os.environ.get("CHAINLIT_PASSWORD", DEFAULT_PASSWORD),
             catalog_ttl=float(os.environ.get("CHAINLIT_CATALOG_TTL", "5")),
             poll_interval=float(os.environ.get("CHAINLIT_POLL_INTERVAL", "0.5")),
+            files_dir=Path(
+                os.environ.get("CHAINLIT_FILES_DIR")
+                or Path(os.environ.get("CHAINLIT_APP_ROOT", os.getcwd())) / ".elements"
+            ),
             mcp_graphs=_list(os.environ.get("CHAINLIT_MCP_GRAPHS", "")),
         )

@@ -6,6 +6,8 @@ Chainlit ships no migrations of its own for this data layer; the columns follow 
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import asyncpg  # type: ignore[import-untyped]
 
 SCHEMA = """
@@ -79,7 +81,29 @@ CREATE TABLE IF NOT EXISTS "Feedback" (
 LOCK_KEY = 0x4C474F53_43484C54
 
 
+async def ensure_database(database_url: str) -> None:
+    """Create the URL's database when the server lacks it (the stack's PostgreSQL starts with
+    only its own); needs a role allowed to create databases, as the stack's is."""
+    try:
+        connection = await asyncpg.connect(database_url)
+    except asyncpg.InvalidCatalogNameError:
+        pass
+    else:
+        await connection.close()
+        return
+    name = urlsplit(database_url).path.lstrip("/")
+    admin = await asyncpg.connect(database_url, database="postgres")
+    try:
+        quoted = '"' + name.replace('"', '""') + '"'
+        await admin.execute(f"CREATE DATABASE {quoted}")
+    except asyncpg.DuplicateDatabaseError:
+        pass  # another app process created it first
+    finally:
+        await admin.close()
+
+
 async def ensure_schema(database_url: str) -> None:
+    await ensure_database(database_url)
     connection = await asyncpg.connect(database_url)
     try:
         async with connection.transaction():

@@ -18,6 +18,8 @@ INTERRUPT_TOOL = "lgos_interrupt"
 APPROVE = "approve"
 REJECT = "reject"
 _ENVELOPE_KEYS = ("question", "choices", "allow_other")
+SHORT_FIELD = 120
+"""One-line fields up to this length render inline (``**Filename:** note.md``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +58,13 @@ class InterruptCall:
         for key, value in self.payload.items():
             if key in _ENVELOPE_KEYS or value in (None, "", [], {}):
                 continue
-            text = (
-                value if isinstance(value, str) else f"```json\n{json.dumps(value, indent=2)}\n```"
-            )
-            parts.append(f"**{key.replace('_', ' ').capitalize()}**\n\n{text}")
+            label = key.replace("_", " ").capitalize()
+            if isinstance(value, str) and "\n" not in value and len(value) <= SHORT_FIELD:
+                parts.append(f"**{label}:** {value}")
+            elif isinstance(value, str):
+                parts.append(f"**{label}**\n\n{value}")
+            else:
+                parts.append(f"**{label}**\n\n```json\n{json.dumps(value, indent=2)}\n```")
         return "\n\n".join(parts)
 
 
