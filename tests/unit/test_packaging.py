@@ -22,6 +22,11 @@ DOCKERFILES = sorted(
     [*ROOT.glob("services/*/Dockerfile"), ROOT / "gateways" / "Dockerfile", *ROOT.glob("ui/*/Dockerfile")]
 )
 OPEN_WEBUI_DOCKERFILE = ROOT / "ui" / "open-webui" / "Dockerfile"
+THIRD_PARTY_ENTRYPOINTS = {
+    # The UIs run third-party servers: their entry points come from their own packages.
+    OPEN_WEBUI_DOCKERFILE: "bash",  # the official image's start.sh
+    ROOT / "ui" / "chainlit" / "Dockerfile": "chainlit",
+}
 BIN = Path(sys.executable).parent
 # service: (host port, container port)
 FIXED_PORTS = {
@@ -108,10 +113,11 @@ def test_dockerfile_commands_exist(dockerfile: Path) -> None:
     text = dockerfile.read_text()
     for source in re.findall(r"^COPY (\S+) ", text, flags=re.MULTILINE):
         assert (ROOT / source).exists(), source
-    if dockerfile == OPEN_WEBUI_DOCKERFILE:
-        return  # the official image's own entry point (test_open_webui_image_* below)
     cmd = re.search(r'^CMD \["([^"]+)"(?:, "-m", "([^"]+)")?', text, flags=re.MULTILINE)
     assert cmd is not None
+    if dockerfile in THIRD_PARTY_ENTRYPOINTS:
+        assert cmd.group(1) == THIRD_PARTY_ENTRYPOINTS[dockerfile]
+        return
     if cmd.group(2):  # python -m MODULE: the module ships in the pinned requirements' venv
         assert (ROOT / ".tools" / "searxng").exists()
         venv_python = ROOT / ".tools" / "searxng" / "bin" / "python"
