@@ -552,14 +552,13 @@ class Turn:
     """The status lines shown so far (commentary, tool activity)."""
 
     async def status(self, description: str) -> None:
+        """A finished step (commentary, tool activity): Open WebUI keeps each in the history."""
         self.progress.append(description)
-        await self.emit(status_event(description))
+        await self.emit(status_event(description, done=True))
 
     async def settle(self) -> None:
-        """The last status line stays, marked done; a turn without progress shows none."""
-        if self.progress:
-            await self.emit(status_event(self.progress[-1], done=True))
-        else:
+        """A turn without progress shows no status line at all."""
+        if not self.progress:
             await self.emit(status_event("", done=True, hidden=True))
 
     def metadata(self) -> dict[str, str]:
