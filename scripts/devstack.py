@@ -13,9 +13,11 @@ database to the gateway. Re-sync after a graph change: `make gateway-sync`.
 Ports and the state folder can be overridden (tests run a private stack on free ports):
 LGOS_PORT, LGOS_WORKER_PORT (health only, default 3011), OFFLINE_MODEL_PORT, SEARXNG_PORT,
 POSTGRES_PORT, REDIS_PORT, OPENAI_GATEWAY_PORT, MCP_DEMO_DB_PORT, FILES_PORT, EMBEDDINGS_PORT,
-CHAINLIT_PORT, OPEN_WEBUI_PORT, DEVSTACK_STATE_DIR, DEVSTACK_PGDATA (the PostgreSQL data folder; as root it must be
-reachable by the lgos-dev user). FILES_API_KEYS sets the Files service's bearer key(s).
-DEVSTACK_SKIP names components (comma-separated) not to start, e.g. `open-webui` (≈ 0.8 GB RAM).
+CHAINLIT_PORT, OPEN_WEBUI_PORT, DEVSTACK_STATE_DIR, DEVSTACK_PGDATA (the PostgreSQL data folder;
+as root it must be reachable by the lgos-dev user). FILES_API_KEYS sets the Files service's
+bearer key(s).
+DEVSTACK_SKIP names components (comma-separated) not to start, e.g. `open-webui`
+(≈ 0.8 GB RAM).
 """
 
 from __future__ import annotations
@@ -74,7 +76,8 @@ CHAINLIT_DEV_USERNAME = "admin"
 CHAINLIT_DEV_PASSWORD = "lgos-local-dev"
 OPEN_WEBUI_BIN = ROOT / ".tools" / "open-webui" / "bin" / "open-webui"
 OPEN_WEBUI_INSTALLER = ROOT / "ui" / "open-webui" / "install_pipe.py"
-# Open WebUI's documented local admin (ui/open-webui/README.md); WEBUI_ADMIN_EMAIL/PASSWORD override.
+# Open WebUI's documented local admin (ui/open-webui/README.md); WEBUI_ADMIN_EMAIL/_PASSWORD
+# override it.
 OPEN_WEBUI_DEV_EMAIL = "admin@lgos.local"
 OPEN_WEBUI_DEV_PASSWORD = "lgos-local-dev"
 OPEN_WEBUI_HEALTH_TIMEOUT = 240.0
@@ -326,7 +329,9 @@ def prepare_open_webui(component: Component, stack: Stack) -> None:
     if not os.environ.get("WEBUI_SECRET_KEY") and not secret.exists():
         secret.write_text(secrets.token_urlsafe(48))
         secret.chmod(0o600)
-    stack.env.setdefault("WEBUI_SECRET_KEY", os.environ.get("WEBUI_SECRET_KEY") or secret.read_text())
+    stack.env.setdefault(
+        "WEBUI_SECRET_KEY", os.environ.get("WEBUI_SECRET_KEY") or secret.read_text()
+    )
 
 
 def install_open_webui_pipe(component: Component, stack: Stack) -> None:
@@ -353,7 +358,9 @@ def open_webui_env(ports: Ports) -> dict[str, str]:
         "key": gateway_key(),
         "config": {
             "enable": True,
-            "access_grants": [{"principal_type": "user", "principal_id": "*", "permission": "read"}],
+            "access_grants": [
+                {"principal_type": "user", "principal_id": "*", "permission": "read"}
+            ],
         },
         "info": {"id": "gw", "name": "LGOS gateway MCP", "description": "The demo database"},
     }
@@ -727,8 +734,10 @@ def up(detach: bool) -> None:
         print(f"Chainlit UI:     http://127.0.0.1:{ports.chainlit}  (login {user} / {password})")
         if any(c.name == "open-webui" for c in plan):
             admin = open_webui_admin()
-            shown = "$WEBUI_ADMIN_PASSWORD" if os.environ.get("WEBUI_ADMIN_PASSWORD") else (
-                OPEN_WEBUI_DEV_PASSWORD
+            shown = (
+                "$WEBUI_ADMIN_PASSWORD"
+                if os.environ.get("WEBUI_ADMIN_PASSWORD")
+                else (OPEN_WEBUI_DEV_PASSWORD)
             )
             print(
                 f"Open WebUI:      http://127.0.0.1:{ports.open_webui}  "

@@ -146,9 +146,7 @@ def person(
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     journey = request.node.name.removeprefix("test_")
-    user = WebUIUser(
-        page, shots, journey, base_url=f"http://127.0.0.1:{stack['OPEN_WEBUI_PORT']}"
-    )
+    user = WebUIUser(page, shots, journey, base_url=f"http://127.0.0.1:{stack['OPEN_WEBUI_PORT']}")
     user.login()
     try:
         yield user

@@ -19,7 +19,11 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILES = sorted(
-    [*ROOT.glob("services/*/Dockerfile"), ROOT / "gateways" / "Dockerfile", *ROOT.glob("ui/*/Dockerfile")]
+    [
+        *ROOT.glob("services/*/Dockerfile"),
+        ROOT / "gateways" / "Dockerfile",
+        *ROOT.glob("ui/*/Dockerfile"),
+    ]
 )
 OPEN_WEBUI_DOCKERFILE = ROOT / "ui" / "open-webui" / "Dockerfile"
 THIRD_PARTY_ENTRYPOINTS = {

@@ -27,8 +27,8 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from lgos_pipe import variables_prompt  # noqa: E402
-from lgos_ui import LIMITED_NOTICE, CatalogError, GraphEntry, fetch_catalog, offers_mcp  # noqa: E402
+from lgos_pipe import variables_prompt
+from lgos_ui import LIMITED_NOTICE, CatalogError, GraphEntry, fetch_catalog, offers_mcp
 
 FUNCTION_ID = "lgos"
 PIPE_FILE = Path(__file__).with_name("lgos_pipe.py")
@@ -56,9 +56,7 @@ def sign_in(client: httpx.Client, email: str, password: str) -> None:
     client.headers["Authorization"] = f"Bearer {body['token']}"
 
 
-def install(
-    client: httpx.Client, content: str, valves: dict[str, str]
-) -> dict[str, bool]:
+def install(client: httpx.Client, content: str, valves: dict[str, str]) -> dict[str, bool]:
     """Bring the Function to ``content`` and ``valves``; returns what had to change."""
     changed = {"created": False, "updated": False, "activated": False}
     existing = client.get(f"/api/v1/functions/id/{FUNCTION_ID}")

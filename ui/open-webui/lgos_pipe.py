@@ -27,12 +27,9 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import httpx
-from openai import APIError, APIStatusError, AsyncOpenAI
-from pydantic import BaseModel, Field
-
 from lgos_ui import (
     DISPLAY_FILE,
     LIMITED_NOTICE,
@@ -63,6 +60,8 @@ from lgos_ui.mcp import MCPTool, parse_arguments
 from lgos_ui.review import INTERRUPT_TOOL, InterruptCall
 from lgos_ui.settings import coerce
 from lgos_ui.tools import display_file_id, display_file_output
+from openai import APIError, APIStatusError, AsyncOpenAI
+from pydantic import BaseModel, Field
 
 log = logging.getLogger("lgos_pipe")
 
@@ -110,7 +109,9 @@ class ChatState:
         if not isinstance(value, Mapping):
             return cls()
         exchanges = [
-            Exchange(str(e.get("user", "")), [i for i in e.get("items") or [] if isinstance(i, dict)])
+            Exchange(
+                str(e.get("user", "")), [i for i in e.get("items") or [] if isinstance(i, dict)]
+            )
             for e in value.get("exchanges") or []
             if isinstance(e, Mapping)
         ]
@@ -159,7 +160,9 @@ def message_text(content: Any) -> str:
         return content
     if isinstance(content, list):
         return "".join(
-            str(p.get("text", "")) for p in content if isinstance(p, Mapping) and p.get("type") == "text"
+            str(p.get("text", ""))
+            for p in content
+            if isinstance(p, Mapping) and p.get("type") == "text"
         )
     return ""
 
@@ -445,11 +448,10 @@ class Pipe:
         GATEWAY_TYPE: Literal["litellm", "bifrost"] = Field(
             default="litellm", description="Which native catalog lists the graphs."
         )
-        GATEWAY_API_KEY: str = Field(
-            default="", description="The gateway key (server-side only)."
-        )
+        GATEWAY_API_KEY: str = Field(default="", description="The gateway key (server-side only).")
         MCP_GRAPHS: str = Field(
-            default="", description="Extra graphs (comma-separated) offered the gateway's MCP tools."
+            default="",
+            description="Extra graphs (comma-separated) offered the gateway's MCP tools.",
         )
         POLL_INTERVAL: float = Field(default=0.5, description="Seconds between background polls.")
         STATE_DIR: str = Field(
@@ -473,7 +475,10 @@ class Pipe:
         async with httpx.AsyncClient(timeout=httpx.Timeout(15.0, connect=5.0)) as http:
             try:
                 self._catalog = await fetch_catalog(
-                    http, self.valves.GATEWAY_URL, self.valves.GATEWAY_API_KEY, key[1]  # type: ignore[arg-type]
+                    http,
+                    self.valves.GATEWAY_URL,
+                    self.valves.GATEWAY_API_KEY,
+                    self.valves.GATEWAY_TYPE,
                 )
                 self._fetched, self._catalog_key = time.monotonic(), key
             except CatalogError as exc:
@@ -498,7 +503,8 @@ class Pipe:
         return AsyncOpenAI(
             base_url=self.valves.GATEWAY_URL,
             api_key=self.valves.GATEWAY_API_KEY or "missing",
-            timeout=httpx.Timeout(600.0, connect=10.0),
+            # A float, not an httpx.Timeout: Open WebUI's openai and ours bundle different httpx.
+            timeout=600.0,
             max_retries=1,
         )
 
@@ -596,7 +602,8 @@ class Turn:
             try:
                 file_ids = await self.upload_files(client, state, files)
             except APIError as exc:
-                yield f"⚠️ The attachment could not be uploaded ({exc.__class__.__name__}); nothing was sent."
+                failure = exc.__class__.__name__
+                yield f"⚠️ The attachment could not be uploaded ({failure}); nothing was sent."
                 return
             first = user_message(text, file_ids)
             exchange = Exchange(text, [first])
@@ -645,8 +652,8 @@ class Turn:
             if review is not None:
                 state.review = review  # stored before the person is asked
                 store.save(self.chat_id, state)
-                async for chunk in self.ask(review):
-                    yield chunk
+                async for part in self.ask(review):
+                    yield part
                 return
             store.save(self.chat_id, state)
             calls = function_calls(result.output, exclude=[INTERRUPT_TOOL])
@@ -686,8 +693,12 @@ class Turn:
         result: Finished | None = None
         refused = False
         try:
-            stream = await client.responses.create(
-                model=self.entry.model, input=input_items, stream=True, **options
+            # The items are Responses input as the server sent them (plain dicts, kept unchanged).
+            stream = cast(
+                "AsyncIterator[Any]",
+                await client.responses.create(
+                    model=self.entry.model, input=cast(Any, input_items), stream=True, **options
+                ),
             )
             async for event in stream:
                 for ui in mapper.feed(event.model_dump(mode="json", exclude_unset=True)):
@@ -781,7 +792,9 @@ class Turn:
 
     def mcp(self) -> MCPClient:
         http = httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=5.0))
-        return MCPClient.for_gateway(http, self.pipe.valves.GATEWAY_URL, self.pipe.valves.GATEWAY_API_KEY)
+        return MCPClient.for_gateway(
+            http, self.pipe.valves.GATEWAY_URL, self.pipe.valves.GATEWAY_API_KEY
+        )
 
     async def load_mcp_tools(self) -> None:
         extra = tuple(g.strip() for g in self.pipe.valves.MCP_GRAPHS.split(",") if g.strip())
@@ -855,7 +868,9 @@ class Turn:
             content = (await client.files.content(file_id)).read()
         except APIError as exc:
             log.warning("display_file %s failed: %s", file_id, exc.__class__.__name__)
-            return display_file_output(None, shown=False), f"\n\n⚠️ The file `{file_id}` could not be downloaded.\n\n"
+            return display_file_output(
+                None, shown=False
+            ), f"\n\n⚠️ The file `{file_id}` could not be downloaded.\n\n"
         finally:
             await client.close()
         name = meta.filename or file_id
@@ -895,7 +910,7 @@ class Turn:
         try:
             created = await client.responses.create(
                 model=self.entry.model,
-                input=input_items,
+                input=cast(Any, input_items),
                 background=True,
                 extra_headers={"Idempotency-Key": key},
                 **options,

@@ -322,7 +322,11 @@ APPROVAL = catalog_entry("interruptible-approval", features=["background", "inte
 
 def pause(make_pipe: Any) -> tuple[Run, dict[str, Any]]:
     first = make_pipe(APPROVAL, recorded("interrupt"), recorded("interrupt-resume"))
-    ask(first, [{"role": "user", "content": "Rename the project to Atlas"}], graph="interruptible-approval")
+    ask(
+        first,
+        [{"role": "user", "content": "Rename the project to Atlas"}],
+        graph="interruptible-approval",
+    )
     card = [c for c in first.chunks if isinstance(c, dict)]
     assert len(card) == 1
     return first, card[0]
@@ -403,5 +407,8 @@ def test_card_answers_are_read_from_every_shape() -> None:
 
     assert P.card_answer([{"role": "user", "content": "approve"}]) is None
     assert P.card_answer(tool('{"status": "cancelled", "answers": {}, "timed_out": true}')) == ""
-    other = {"status": "answered", "answers": {"review": {"type": "other", "text": "Only the docs"}}}
+    other = {
+        "status": "answered",
+        "answers": {"review": {"type": "other", "text": "Only the docs"}},
+    }
     assert P.card_answer(tool(json.dumps(other))) == "Only the docs"
