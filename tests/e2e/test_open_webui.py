@@ -39,7 +39,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
         "LGOS_MCP_GRAPHS": "simple-graph",
         "DEMO_API_REPORT_STEP_SECONDS": "2",
         # Paced tokens, so a person (and this test) can see the answer grow.
-        "OFFLINE_MODEL_TOKEN_DELAY": "0.03",
+        "OFFLINE_MODEL_TOKEN_DELAY": "0.08",
     }
     with (
         pg_data_dir() as pg_data,

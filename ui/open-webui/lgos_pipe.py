@@ -369,7 +369,9 @@ def review_markdown(call: InterruptCall) -> str:
     hint = "Answer on the card below"
     if call.allow_other:
         hint += " (type a revision under *Other*)"
-    hint += ", or in your next message: " + " / ".join(f"`{c}`" for c in call.choices)
+    hint += "; if you dismiss it, answer in your next message: " + " / ".join(
+        f"`{c}`" for c in call.choices
+    )
     if call.allow_other:
         hint += " or what to change"
     parts.append(f"_{hint}._")
