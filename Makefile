@@ -140,11 +140,11 @@ test-e2e: $(SYNCED) $(SERVERS) chromium
 	$(RUN) pytest tests/e2e
 
 bench: $(SYNCED)  ## serving overhead vs. in-process; background queue latency and jobs/s
-	$(RUN) python scripts/bench_serving.py
-	$(RUN) python scripts/bench_queue.py
+	$(RUN) python -m scripts.bench_serving
+	$(RUN) python -m scripts.bench_queue
 
 bench-files: $(SYNCED) $(POSTGRES)  ## Files service throughput, search latency, memory
-	$(RUN) python scripts/bench_files.py
+	$(RUN) python -m scripts.bench_files
 
 clean:
 	rm -rf .venv $(TOOLS) .dev .mypy_cache .ruff_cache .pytest_cache

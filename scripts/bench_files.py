@@ -5,7 +5,7 @@ uploads and downloads 1 MB and 50 MB files over HTTP (MB/s, compared with a plai
 the same bytes), times vector-store searches over 1,000 chunks (p50/p99), and samples the service
 process's RSS during each transfer: streaming means the peak stays flat as files grow.
 
-    make bench-files      # or: uv run python scripts/bench_files.py --sizes 1,50 --searches 1000
+    make bench-files      # or: uv run python -m scripts.bench_files --sizes 1,50 --searches 1000
 PostgreSQL comes from FILES_BENCH_POSTGRES_URI (default: the server on 127.0.0.1:5432);
 ``--embeddings-url`` adds semantic ranking (then that PostgreSQL needs pgvector).
 """
@@ -31,10 +31,9 @@ import httpx
 import psutil
 import psycopg
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from scripts.ports import free_port
 
-from tests.support.servers import free_port  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 KEY = "sk-bench"
 MB = 1024 * 1024

@@ -11,15 +11,14 @@ from typing import Any
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.pregel import Pregel
 from lgos import GraphConfig, GraphFeature, GraphRegistry
-
-from tests.support.fake_model import ScriptedChatModel
+from lgos.testing import ScriptedFakeChatModel
 
 SHORT_TEXT = "A short answer."
 STREAM_CHUNKS = 200
 USAGE = {"input_tokens": 5, "output_tokens": STREAM_CHUNKS, "total_tokens": STREAM_CHUNKS + 5}
 
 
-def build(model: ScriptedChatModel) -> Pregel[Any, Any, Any, Any]:
+def build(model: ScriptedFakeChatModel) -> Pregel[Any, Any, Any, Any]:
     async def answer(state: MessagesState) -> dict[str, Any]:
         return {"messages": [await model.ainvoke(state["messages"])]}
 
@@ -30,12 +29,12 @@ def build(model: ScriptedChatModel) -> Pregel[Any, Any, Any, Any]:
 
 
 def short_graph() -> Pregel[Any, Any, Any, Any]:
-    return build(ScriptedChatModel.saying(SHORT_TEXT, usage=USAGE, yield_between=True))
+    return build(ScriptedFakeChatModel.saying(SHORT_TEXT, usage=USAGE, yield_between=True))
 
 
 def stream_graph() -> Pregel[Any, Any, Any, Any]:
     pieces = [f"w{i} " for i in range(STREAM_CHUNKS)]
-    return build(ScriptedChatModel(pieces=pieces, usage=USAGE, yield_between=True))
+    return build(ScriptedFakeChatModel(pieces=pieces, usage=USAGE, yield_between=True))
 
 
 def create_registry() -> GraphRegistry:

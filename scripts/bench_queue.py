@@ -9,7 +9,7 @@ model's one-line answer), so the numbers are the engine's own cost.
   burst created all at once (includes the backlog);
 - jobs/s: the burst's size over first insert → last terminal update.
 
-    make bench     # or: uv run python scripts/bench_queue.py --jobs 300
+    make bench     # or: uv run python -m scripts.bench_queue --jobs 300
 
 PostgreSQL and Redis: LGOS_BENCH_POSTGRES_URI (an admin URI; a database is created and dropped)
 and LGOS_BENCH_REDIS_URL, defaulting to this machine kind's servers on 127.0.0.1.
@@ -32,10 +32,9 @@ from pathlib import Path
 import httpx
 import psycopg
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from scripts.ports import free_port
 
-from tests.support.servers import free_port  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 ADMIN_URI = os.environ.get(
     "LGOS_BENCH_POSTGRES_URI", "postgresql://postgres@127.0.0.1:5432/postgres"

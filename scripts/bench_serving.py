@@ -6,7 +6,7 @@ non-streaming answer (`ainvoke` vs. `POST /v1/responses`) and a 200-chunk stream
 runs pinned to one core; the load generator (a lean keep-alive HTTP/1.1 client, one connection
 per concurrent worker) and the in-process runs use the other.
 
-    make bench            # or: uv run python scripts/bench_serving.py --seconds 3
+    make bench            # or: uv run python -m scripts.bench_serving --seconds 3
 """
 
 from __future__ import annotations
@@ -25,14 +25,12 @@ from pathlib import Path
 
 import orjson
 import psutil
+from langchain_core.messages import AIMessageChunk, HumanMessage
+
+from scripts.bench_graphs import STREAM_CHUNKS, short_graph, stream_graph
+from scripts.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from langchain_core.messages import AIMessageChunk, HumanMessage  # noqa: E402
-
-from scripts.bench_graphs import STREAM_CHUNKS, short_graph, stream_graph  # noqa: E402
-from tests.support.servers import free_port  # noqa: E402
 
 DELTA_MARK = b"event: response.output_text.delta"
 CONCURRENCY = (1, 16, 64)
@@ -174,14 +172,18 @@ async def measure(
 
 async def drive(per_worker: list[Callable[[], Awaitable[Sample]]], seconds: float) -> Cell:
     cell = Cell()
-    stop_at = time.perf_counter() + seconds
 
     async def loop(worker: Callable[[], Awaitable[Sample]]) -> None:
-        while time.perf_counter() < stop_at:
+        # At least one sample per worker: on a loaded machine a short window can close before a
+        # worker first runs, and an empty cell has no rate to compare.
+        while True:
             cell.samples.append(await worker())
+            if time.perf_counter() >= stop_at:
+                return
 
     gc.collect()
     started = time.perf_counter()
+    stop_at = started + seconds
     await asyncio.gather(*(loop(w) for w in per_worker))
     cell.elapsed = time.perf_counter() - started
     return cell

@@ -12,7 +12,7 @@ import openai
 import psycopg
 import pytest
 from fastapi import FastAPI
-from files_service import create_app
+from files_service.app import create_app
 
 from tests.support.files import (
     API_KEY,

@@ -14,8 +14,9 @@ import openai
 import pytest
 from fastapi import FastAPI
 from lgos.interrupts.ids import run_id_of
-from lgos.interrupts.keys import SHARED_SCOPE, thread_key
+from lgos.interrupts.keys import thread_key
 from lgos.interrupts.sweep import delete_expired_interrupt_runs
+from lgos.scope import SHARED_SCOPE
 from openai import AsyncOpenAI
 
 from tests.support.clients import embedded_lgos, sdk_client, tenant_header

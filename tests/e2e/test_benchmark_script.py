@@ -14,7 +14,7 @@ from tests.support.servers import ROOT
 
 def run_benchmark(script: str, *args: str) -> str:
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / script), *args],
+        [sys.executable, "-m", f"scripts.{script}", *args],
         capture_output=True,
         text=True,
         timeout=300,
@@ -25,7 +25,7 @@ def run_benchmark(script: str, *args: str) -> str:
 
 
 def test_benchmark_prints_its_table() -> None:
-    out = run_benchmark("bench_serving.py", "--seconds", "0.3")
+    out = run_benchmark("bench_serving", "--seconds", "0.3")
     for workload in ("| short | 1 |", "| short | 64 |", "| stream | 1 |", "| stream | 64 |"):
         assert workload in out
     for target in (
@@ -38,7 +38,7 @@ def test_benchmark_prints_its_table() -> None:
 
 
 def test_queue_benchmark_prints_latency_and_throughput() -> None:
-    out = run_benchmark("bench_queue.py", "--jobs", "20", "--sequential", "5")
+    out = run_benchmark("bench_queue", "--jobs", "20", "--sequential", "5")
     assert "| 1 |" in out
     assert "| 2 |" in out
     assert "queue latency (create → in_progress) p50 idle:" in out

@@ -17,7 +17,7 @@ from tests.support.servers import ROOT
 def test_files_benchmark_prints_its_table() -> None:
     args = ["--sizes", "1,2", "--repeat", "1", "--chunks", "100", "--searches", "20"]
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "bench_files.py"), *args],
+        [sys.executable, "-m", "scripts.bench_files", *args],
         capture_output=True,
         text=True,
         timeout=300,

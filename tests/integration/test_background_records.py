@@ -15,8 +15,8 @@ from lgos.background.distributed import DistributedBackend
 from lgos.background.queue import make_broker
 from lgos.background.records import WORKER_LOST_MESSAGE, BackgroundRecords
 from lgos.background.worker import Worker
-from lgos.interrupts.persistence import open_pool
 from lgos.settings import LGOSSettings
+from lgos.storage import open_pool
 
 from tests.support.servers import free_port
 from tests.support.shared_state import REDIS_URL

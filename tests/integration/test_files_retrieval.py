@@ -13,7 +13,7 @@ import httpx
 import openai
 import psycopg
 import pytest
-from files_service import create_app
+from files_service.app import create_app
 from openai import AsyncOpenAI
 
 from tests.support.files import (

@@ -9,7 +9,7 @@ import openai
 import psycopg
 import pytest
 from fastapi import FastAPI
-from files_service import create_app
+from files_service.app import create_app
 from minio import Minio
 from minio.error import S3Error
 

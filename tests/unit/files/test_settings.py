@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from files_service import FilesSettings
+from files_service.settings import FilesSettings
 from pydantic import ValidationError
 
 

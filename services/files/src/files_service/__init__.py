@@ -1,6 +1,5 @@
-"""LGOS Files service: the OpenAI Files API and vector stores, on S3/MinIO or local disk."""
+"""LGOS Files service: the OpenAI Files API and vector stores, on S3/MinIO or local disk.
 
-from files_service.app import create_app
-from files_service.settings import FilesSettings
-
-__all__ = ["FilesSettings", "create_app"]
+The app factory is ``files_service.app.create_app`` and its settings ``files_service.settings``;
+this package module imports nothing, so its submodules can import each other through it.
+"""

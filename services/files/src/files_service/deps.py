@@ -1,4 +1,8 @@
-"""Typed FastAPI dependencies: the service state, its parts, and bearer-key auth."""
+"""Typed FastAPI dependencies: the service state, its parts, and bearer-key auth.
+
+All async: they only read app state, and FastAPI would run a plain function in a worker thread
+on every request.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from files_service.state import FilesState
 from files_service.storage import Storage
 
 
-def get_state(request: Request) -> FilesState:
+async def get_state(request: Request) -> FilesState:
     state: FilesState = request.app.state.files
     return state
 
@@ -21,11 +25,11 @@ def get_state(request: Request) -> FilesState:
 StateDep = Annotated[FilesState, Depends(get_state)]
 
 
-def get_pool(state: StateDep) -> Pool:
+async def get_pool(state: StateDep) -> Pool:
     return state.pool
 
 
-def get_storage(state: StateDep) -> Storage:
+async def get_storage(state: StateDep) -> Storage:
     return state.storage
 
 
@@ -33,7 +37,7 @@ PoolDep = Annotated[Pool, Depends(get_pool)]
 StorageDep = Annotated[Storage, Depends(get_storage)]
 
 
-def require_key(request: Request, state: StateDep) -> None:
+async def require_key(request: Request, state: StateDep) -> None:
     keys = state.settings.api_keys
     if not keys:
         return

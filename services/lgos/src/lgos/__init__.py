@@ -4,13 +4,15 @@ The public surface is what graph authors and deployers need; everything else is 
 """
 
 from lgos.app import create_app
-from lgos.config import ClientSettings, GraphConfig, GraphFeature, GraphRegistry
+from lgos.config import GraphConfig, GraphFeature, GraphRegistry
 from lgos.errors import InvalidRequestError, LGOSError
-from lgos.request import GraphRequest
+from lgos.request import ClientSettings, GraphRequest
+from lgos.scope import SHARED_SCOPE, ScopeResolver, shared_scope
 from lgos.settings import LGOSSettings
 from lgos.status import status_event
 
 __all__ = [
+    "SHARED_SCOPE",
     "ClientSettings",
     "GraphConfig",
     "GraphFeature",
@@ -19,6 +21,8 @@ __all__ = [
     "InvalidRequestError",
     "LGOSError",
     "LGOSSettings",
+    "ScopeResolver",
     "create_app",
+    "shared_scope",
     "status_event",
 ]

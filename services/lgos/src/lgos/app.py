@@ -18,8 +18,7 @@ from starlette.responses import Response
 
 from lgos.background.factory import open_backend
 from lgos.config import GraphFeature, GraphRegistry
-from lgos.errors import LGOSError, ServerError, error_envelope
-from lgos.interrupts.keys import ScopeResolver, shared_scope
+from lgos.errors import ErrorType, InternalServerError, LGOSError, error_envelope
 from lgos.interrupts.runs import SecondInterruptError
 from lgos.interrupts.sweep import sweep_forever
 from lgos.protocol.chat.routes import router as chat_router
@@ -29,6 +28,7 @@ from lgos.protocol.responses.background import execute_job
 from lgos.protocol.responses.routes import router as responses_router
 from lgos.protocol.validation import format_param
 from lgos.runtime.runner import GraphRunner
+from lgos.scope import ScopeResolver, shared_scope
 from lgos.settings import LGOSSettings
 from lgos.state import AppState
 
@@ -109,11 +109,11 @@ def _install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> Response:
-        kind = "invalid_request_error" if exc.status_code < 500 else "server_error"
-        message = str(exc.detail) if exc.status_code < 500 else ServerError().message
+        kind: ErrorType = "invalid_request_error" if exc.status_code < 500 else "server_error"
+        message = str(exc.detail) if exc.status_code < 500 else InternalServerError().message
         code = "not_found" if exc.status_code == 404 else None
         return JSONResponse(
-            error_envelope(message, type=kind, code=code),  # type: ignore[arg-type]
+            error_envelope(message, type=kind, code=code),
             status_code=exc.status_code,
             headers=getattr(exc, "headers", None),
         )
@@ -126,9 +126,9 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(SecondInterruptError)
     async def second_interrupt(request: Request, exc: SecondInterruptError) -> Response:
         logger.error("graph broke the one-interrupt-per-node rule", exc_info=exc)
-        return JSONResponse(ServerError().to_envelope(), status_code=500)
+        return JSONResponse(InternalServerError().to_envelope(), status_code=500)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> Response:
         logger.error("unhandled error", exc_info=exc, extra={"path": request.url.path})
-        return JSONResponse(ServerError().to_envelope(), status_code=500)
+        return JSONResponse(InternalServerError().to_envelope(), status_code=500)

@@ -1,4 +1,7 @@
-"""What a graph author declares: ``GraphConfig``, its features and settings, and the registry."""
+"""What a graph author declares: ``GraphConfig``, its features, and the registry of graphs.
+
+``ClientSettings`` and the request adapters' signatures live with ``GraphRequest`` in ``request``.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +11,13 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
+
+from lgos.request import ClientSettings, ContextFactory, RequestToInput
 
 if TYPE_CHECKING:
     from langchain_core.messages import AIMessage
     from langgraph.pregel import Pregel
-
-    from lgos.request import GraphRequest
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -28,19 +31,7 @@ class GraphFeature(StrEnum):
     """The graph accepts ``background=true`` Responses (polling-only)."""
 
 
-class ClientSettings(BaseModel):
-    """Base class of a graph's public, allowlisted per-request settings.
-
-    Every field needs a default: the defaults are the advertised, validated baseline that a
-    request's ``metadata.lgos_settings`` is shallow-merged over.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
 GraphFactory = Callable[[], "Pregel[Any, Any, Any, Any]"]
-RequestToInput = Callable[["GraphRequest"], Any]
-ContextFactory = Callable[["GraphRequest", ClientSettings | None], Any]
 OutputToMessage = Callable[[Any], "AIMessage | None"]
 
 

@@ -1,4 +1,4 @@
-"""OpenAI error envelopes: one exception per OpenAI error kind, one encoder.
+"""OpenAI error envelopes: one exception per HTTP status, one encoder.
 
 Code that rejects a request raises one of these with the parameter it is about; the handlers
 registered by the app factory turn them (and FastAPI's own validation and HTTP errors) into the
@@ -11,14 +11,18 @@ from typing import Any, Literal
 
 import orjson
 
-ErrorType = Literal["invalid_request_error", "not_found_error", "server_error"]
-"""The OpenAI ``error.type`` values LGOS emits."""
+ErrorType = Literal["invalid_request_error", "server_error"]
+"""The OpenAI ``error.type`` values LGOS emits: every 4xx is an ``invalid_request_error``."""
 
 INTERNAL_ERROR_MESSAGE = "Internal server error"
 
 
 class LGOSError(Exception):
-    """Base class of every error LGOS reports in the OpenAI envelope."""
+    """Base class of every error LGOS reports in the OpenAI envelope.
+
+    Each subclass stands for one HTTP status; ``status_code`` stays a keyword for callers that
+    raised ``InvalidRequestError(status_code=...)`` before the subclasses existed.
+    """
 
     status_code: int = 500
     type: ErrorType = "server_error"
@@ -43,32 +47,13 @@ class LGOSError(Exception):
 
 
 class InvalidRequestError(LGOSError):
-    """The request cannot be served as sent (HTTP 400 unless told otherwise).
+    """The request cannot be served as sent (HTTP 400).
 
     Graph adapters such as ``context_factory`` may raise it too, with their own param and code.
     """
 
     status_code = 400
-    type = "invalid_request_error"
-
-
-class ModelNotFoundError(InvalidRequestError):
-    """The requested model is not a registered graph (HTTP 404 on every route)."""
-
-    status_code = 404
-
-    def __init__(self, model: str) -> None:
-        super().__init__(
-            f"The model '{model}' does not exist.", param="model", code="model_not_found"
-        )
-        self.model = model
-
-
-class NotFoundError(LGOSError):
-    """A resource such as a Response id is unknown (or not visible to the caller)."""
-
-    status_code = 404
-    type = "invalid_request_error"
+    type: ErrorType = "invalid_request_error"
 
 
 class ContextLengthExceededError(InvalidRequestError):
@@ -81,8 +66,39 @@ class ContextLengthExceededError(InvalidRequestError):
         )
 
 
-class ServerError(LGOSError):
-    """An unexpected failure; its message never carries details."""
+class NotFoundError(LGOSError):
+    """A resource such as a Response id is unknown (or not visible to the caller): HTTP 404."""
+
+    status_code = 404
+    type: ErrorType = "invalid_request_error"
+
+
+class ModelNotFoundError(NotFoundError):
+    """The requested model is not a registered graph (HTTP 404 on every route)."""
+
+    def __init__(self, model: str) -> None:
+        super().__init__(
+            f"The model '{model}' does not exist.", param="model", code="model_not_found"
+        )
+        self.model = model
+
+
+class ConflictError(LGOSError):
+    """A validly shaped request that the durable state cannot accept now (HTTP 409)."""
+
+    status_code = 409
+    type: ErrorType = "invalid_request_error"
+
+
+class UnprocessableEntityError(LGOSError):
+    """A well-formed request that contradicts an earlier one, e.g. a reused key (HTTP 422)."""
+
+    status_code = 422
+    type: ErrorType = "invalid_request_error"
+
+
+class InternalServerError(LGOSError):
+    """An unexpected failure (HTTP 500); its message never carries details."""
 
     def __init__(self) -> None:
         super().__init__(INTERNAL_ERROR_MESSAGE, code="server_error")

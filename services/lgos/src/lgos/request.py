@@ -1,20 +1,33 @@
-"""The protocol-neutral request both decoders produce and graph adapters receive."""
+"""The protocol-neutral request both decoders produce and graph adapters receive.
+
+The adapter signatures over it live here too, so ``config`` depends on this module and never
+the other way round.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from langchain_core.messages import BaseMessage
-
-from lgos.config import ClientSettings
+from pydantic import BaseModel, ConfigDict
 
 Protocol = Literal["responses", "chat"]
 """Which OpenAI API the request arrived on."""
 
 ToolChoice = Literal["none", "auto", "required"] | Mapping[str, Any]
 """``none``/``auto``/``required``, or a named ``{"type": "function"|"custom", "name": ...}``."""
+
+
+class ClientSettings(BaseModel):
+    """Base class of a graph's public, allowlisted per-request settings.
+
+    Every field needs a default: the defaults are the advertised, validated baseline that a
+    request's ``metadata.lgos_settings`` is shallow-merged over.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -37,3 +50,10 @@ class GraphRequest:
     tool_choice: ToolChoice | None = None
     server_tools: Sequence[str] = ()
     instructions: str | None = None
+
+
+RequestToInput = Callable[[GraphRequest], Any]
+"""Builds the graph's input state from the request (default: ``{"messages": [...]}``)."""
+
+ContextFactory = Callable[[GraphRequest, ClientSettings | None], Any]
+"""Builds the LangGraph runtime context from the request and its validated settings."""

@@ -13,11 +13,11 @@ from fastapi import Depends, Request
 from lgos.background.backend import BackgroundBackend
 from lgos.config import GraphRegistry
 from lgos.errors import InvalidRequestError, ModelNotFoundError
-from lgos.interrupts.keys import ScopeResolver, shared_scope
-from lgos.interrupts.persistence import open_store
 from lgos.interrupts.resources import InterruptResources
 from lgos.runtime.runner import GraphRunner
+from lgos.scope import ScopeResolver, shared_scope
 from lgos.settings import LGOSSettings
+from lgos.storage import open_store
 
 
 @dataclass

@@ -11,7 +11,7 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 
-from files_service.storage import CHUNK_SIZE, Readable
+from files_service.storage.base import CHUNK_SIZE, Readable
 
 
 class DiskStorage:

@@ -10,7 +10,7 @@ from minio import Minio
 from minio.error import S3Error
 
 from files_service.settings import FilesSettings
-from files_service.storage import CHUNK_SIZE, Readable
+from files_service.storage.base import CHUNK_SIZE, Readable
 
 PART_SIZE = 16 * 1024 * 1024
 """Multipart part size: the client buffers one part, so this bounds memory per upload."""

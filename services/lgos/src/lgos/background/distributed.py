@@ -18,8 +18,8 @@ from taskiq_redis import RedisStreamBroker
 from lgos.background.backend import BackgroundJob, IdempotencyKey, Snapshot
 from lgos.background.queue import cancel_channel, dispatch, make_broker
 from lgos.background.records import BackgroundRecords
-from lgos.interrupts.persistence import open_pool
 from lgos.settings import LGOSSettings
+from lgos.storage import open_pool
 
 logger = logging.getLogger("lgos.background")
 

@@ -38,8 +38,8 @@ from lgos.background.backend import BackgroundJob, JobExecutor, Snapshot
 from lgos.background.queue import RUN_TASK, cancel_channel, dispatch, make_broker
 from lgos.background.records import BackgroundRecords
 from lgos.errors import INTERNAL_ERROR_MESSAGE
-from lgos.interrupts.persistence import open_pool
 from lgos.settings import LGOSSettings
+from lgos.storage import open_pool
 
 logger = logging.getLogger("lgos.worker")
 

@@ -22,37 +22,9 @@ from langgraph.checkpoint.base import (
 )
 
 from lgos.interrupts.coordinator import Lease, LeaseLostError, RunCoordinator
+from lgos.storage import open_pool
 
 logger = logging.getLogger("lgos.interrupts")
-
-
-async def open_pool(stack: AsyncExitStack, postgres_uri: str) -> Any:
-    from psycopg.rows import dict_row
-    from psycopg_pool import AsyncConnectionPool
-
-    pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
-        postgres_uri,
-        min_size=1,
-        max_size=10,
-        open=False,
-        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
-    )
-    await pool.open(wait=True)
-    stack.push_async_callback(pool.close)
-    return pool
-
-
-async def open_store(stack: AsyncExitStack, postgres_uri: str | None) -> Any:
-    """The graphs' LangGraph Store: Postgres (pooled, migrated) when configured, else memory."""
-    if not postgres_uri:
-        from langgraph.store.memory import InMemoryStore
-
-        return InMemoryStore()
-    from langgraph.store.postgres.aio import AsyncPostgresStore
-
-    store = AsyncPostgresStore(await open_pool(stack, postgres_uri))
-    await store.setup()
-    return store
 
 
 async def open_saver(stack: AsyncExitStack, postgres_uri: str | None, state_dir: Path) -> Any:

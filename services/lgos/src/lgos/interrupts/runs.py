@@ -22,7 +22,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.pregel import Pregel
 from langgraph.types import Command
 
-from lgos.errors import InvalidRequestError
+from lgos.errors import ConflictError
 from lgos.interrupts.coordinator import Lease, RunCoordinator
 from lgos.interrupts.ids import INTERRUPT_TOOL, call_id, paused_response_id
 from lgos.interrupts.keys import thread_key
@@ -32,12 +32,6 @@ from lgos.runtime.events import FunctionCall, RunOutcome
 from lgos.runtime.runner import GraphRunner, RunPlan
 
 logger = logging.getLogger("lgos.interrupts")
-
-
-class ConflictError(InvalidRequestError):
-    """A validly shaped request that the run's durable state cannot accept (HTTP 409)."""
-
-    status_code = 409
 
 
 def state_conflict(message: str) -> ConflictError:

@@ -9,8 +9,9 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from lgos.config import ClientSettings, GraphConfig
+from lgos.config import GraphConfig
 from lgos.errors import InvalidRequestError
+from lgos.request import ClientSettings
 
 MAX_PAIRS = 16
 MAX_KEY_CHARS = 64

@@ -18,7 +18,7 @@ from langgraph.pregel import Pregel
 from langgraph.types import Durability, StreamMode
 
 from lgos.config import GraphConfig
-from lgos.errors import ContextLengthExceededError, LGOSError, ServerError
+from lgos.errors import ContextLengthExceededError, InternalServerError, LGOSError
 from lgos.request import GraphRequest
 from lgos.runtime.events import RunEvent, RunOutcome, StatusUpdate, TextDelta
 from lgos.runtime.outcome import outcome_of
@@ -60,7 +60,7 @@ def translate_failure(exc: BaseException, *, model: str) -> LGOSError:
         logger.warning("model context window exceeded", extra={"model": model})
         return ContextLengthExceededError()
     logger.error("graph run failed", exc_info=exc, extra={"model": model})
-    return ServerError()
+    return InternalServerError()
 
 
 @dataclass(slots=True)

@@ -6,8 +6,8 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from lgos.protocol.cancel import run_or_cancel
-from lgos.protocol.chat.chunks import CompletionShell, encode_stream
 from lgos.protocol.chat.decode import decode
+from lgos.protocol.chat.encode import CompletionShell, encode_stream
 from lgos.protocol.json import JSONResponse
 from lgos.protocol.sse import SSEResponse
 from lgos.protocol.validation import parse_json_body

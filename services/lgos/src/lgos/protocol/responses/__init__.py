@@ -1,1 +1,5 @@
-"""The Responses API: ``POST /v1/responses``."""
+"""The Responses API: ``POST /v1/responses``.
+
+``decode`` turns a request body into a ``GraphRequest``; ``encode`` turns run events into
+Response objects and ``response.*`` events; ``routes`` joins them (``background`` queues them).
+"""

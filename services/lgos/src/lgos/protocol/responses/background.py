@@ -24,12 +24,12 @@ from lgos.background.backend import (
     Snapshot,
 )
 from lgos.config import GraphFeature
-from lgos.errors import InvalidRequestError
+from lgos.errors import ConflictError, InvalidRequestError, UnprocessableEntityError
 from lgos.interrupts.ids import paused_response_id
-from lgos.interrupts.runs import ConflictError, InterruptRun
+from lgos.interrupts.runs import InterruptRun
 from lgos.protocol.ids import response_id
 from lgos.protocol.responses.decode import DecodedResponsesRequest, decode
-from lgos.protocol.responses.events import encode_stream
+from lgos.protocol.responses.encode import encode_stream
 from lgos.protocol.responses.items import ResponseShell
 from lgos.runtime.runner import GraphRunner
 from lgos.state import AppState
@@ -96,10 +96,9 @@ async def create_background(
     try:
         return await state.background.submit(queued, job, idempotency)
     except IdempotencyKeyReusedError:
-        raise InvalidRequestError(
+        raise UnprocessableEntityError(
             "This Idempotency-Key was already used with a different request.",
             code="idempotency_key_reused",
-            status_code=422,
         ) from None
 
 

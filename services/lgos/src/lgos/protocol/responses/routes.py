@@ -14,7 +14,7 @@ from lgos.protocol.cancel import run_or_cancel
 from lgos.protocol.json import JSONResponse
 from lgos.protocol.responses.background import create_background
 from lgos.protocol.responses.decode import DecodedResponsesRequest, decode
-from lgos.protocol.responses.events import build_response, encode_stream
+from lgos.protocol.responses.encode import build_response, encode_stream
 from lgos.protocol.responses.items import ResponseShell
 from lgos.protocol.sse import SSEResponse
 from lgos.protocol.validation import parse_json_body
