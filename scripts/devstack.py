@@ -303,16 +303,20 @@ def sync_gateway_catalog(component: Component, stack: Stack) -> None:
     )
 
 
+def keep_secret(stack: Stack, variable: str, filename: str) -> None:
+    """``variable`` from the environment, else a random secret kept in STATE/``filename`` (so
+    sessions it signs survive a restart), handed to every later component."""
+    secret = STATE / filename
+    if not os.environ.get(variable) and not secret.exists():
+        secret.write_text(secrets.token_urlsafe(48))
+        secret.chmod(0o600)
+    stack.env.setdefault(variable, os.environ.get(variable) or secret.read_text())
+
+
 def prepare_chainlit(component: Component, stack: Stack) -> None:
     """A login-token secret kept in STATE, so sessions survive a restart of the app (the app
     creates its own database and tables in the stack's PostgreSQL)."""
-    secret = STATE / "chainlit-auth-secret"
-    if not os.environ.get("CHAINLIT_AUTH_SECRET") and not secret.exists():
-        secret.write_text(secrets.token_urlsafe(48))
-        secret.chmod(0o600)
-    stack.env.setdefault(
-        "CHAINLIT_AUTH_SECRET", os.environ.get("CHAINLIT_AUTH_SECRET") or secret.read_text()
-    )
+    keep_secret(stack, "CHAINLIT_AUTH_SECRET", "chainlit-auth-secret")
 
 
 def open_webui_admin() -> dict[str, str]:
@@ -325,13 +329,7 @@ def open_webui_admin() -> dict[str, str]:
 def prepare_open_webui(component: Component, stack: Stack) -> None:
     """Open WebUI's data folder and session-signing secret, kept in STATE across restarts."""
     (STATE / "open-webui").mkdir(exist_ok=True)
-    secret = STATE / "open-webui-secret"
-    if not os.environ.get("WEBUI_SECRET_KEY") and not secret.exists():
-        secret.write_text(secrets.token_urlsafe(48))
-        secret.chmod(0o600)
-    stack.env.setdefault(
-        "WEBUI_SECRET_KEY", os.environ.get("WEBUI_SECRET_KEY") or secret.read_text()
-    )
+    keep_secret(stack, "WEBUI_SECRET_KEY", "open-webui-secret")
 
 
 def install_open_webui_pipe(component: Component, stack: Stack) -> None:
