@@ -54,6 +54,7 @@ from lgos_ui import (
     setting_fields,
 )
 from lgos_ui.catalog import GRAPH_PREFIX, entry_from_extension
+from lgos_ui.errors import gateway_error_text
 from lgos_ui.events import answer_text, citations_of, commentary_texts, finished
 from lgos_ui.ledger import Item, function_calls, function_output, user_message
 from lgos_ui.mcp import MCPTool, parse_arguments
@@ -429,13 +430,7 @@ def outcome_note(result: Finished) -> str:
 
 
 def gateway_error(exc: APIStatusError) -> str:
-    message = exc.message
-    body = exc.body
-    if isinstance(body, Mapping):
-        error = body.get("error", body)
-        if isinstance(error, Mapping) and isinstance(error.get("message"), str):
-            message = error["message"]
-    return f"The gateway answered {exc.status_code}: {message}"
+    return gateway_error_text(exc.status_code, exc.message, exc.body)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -412,3 +412,25 @@ def test_card_answers_are_read_from_every_shape() -> None:
         "answers": {"review": {"type": "other", "text": "Only the docs"}},
     }
     assert P.card_answer(tool(json.dumps(other))) == "Only the docs"
+
+
+def test_a_refused_setting_is_shown_to_the_person(make_pipe: Any) -> None:
+    import openai
+    import openai._base_client as base
+
+    transport = getattr(base, "httpx2", None) or base.httpx  # the HTTP library openai wraps
+    response = transport.Response(400, request=transport.Request("POST", "http://gw/v1/responses"))
+    refused = openai.BadRequestError(
+        "Error code: 400",
+        response=response,
+        body={"error": {"message": "lgos_settings: audience must be one of general, expert"}},
+    )
+    run = make_pipe(SIMPLE)
+
+    async def create(**request: Any) -> Any:
+        run.gateway.responses.requests.append(request)
+        raise refused
+
+    run.gateway.responses.create = create  # type: ignore[method-assign]
+    ask(run, [{"role": "user", "content": "Hi"}], metadata={"chat_variables": {"audience": "x"}})
+    assert "⚠️ The gateway answered 400: lgos_settings: audience must be one of" in run.text
