@@ -79,7 +79,18 @@ $(CHAINLIT): ui/chainlit/requirements.txt | $(UV)
 		-r ui/chainlit/requirements.txt
 	touch $@
 
-SERVERS := $(SEARXNG) $(POSTGRES) $(REDIS) $(EMBEDDINGS) $(LITELLM) $(DBHUB) $(CHAINLIT)
+# Open WebUI (port 3003) in its own pinned venv (torch's CPU wheel first: ≈ 2.9 GB, ≈ 5 min),
+# with the shared client package the LGOS pipe imports (re-installed when it changes).
+OPEN_WEBUI := $(TOOLS)/open-webui/.installed
+LGOS_UI_SOURCES := ui/client/pyproject.toml $(wildcard ui/client/src/lgos_ui/*.py)
+$(OPEN_WEBUI): ui/open-webui/requirements.txt $(LGOS_UI_SOURCES) | $(UV)
+	test -x $(TOOLS)/open-webui/bin/pip || $(PYTHON) -m venv $(TOOLS)/open-webui
+	$(TOOLS)/open-webui/bin/pip install --quiet --disable-pip-version-check \
+		-r ui/open-webui/requirements.txt
+	$(TOOLS)/open-webui/bin/pip install --quiet --disable-pip-version-check --no-deps ./ui/client
+	touch $@
+
+SERVERS := $(SEARXNG) $(POSTGRES) $(REDIS) $(EMBEDDINGS) $(LITELLM) $(DBHUB) $(CHAINLIT) $(OPEN_WEBUI)
 
 # Browser tests drive Debian's Chromium through Playwright (no browser download): install it
 # when the machine lacks it (as root, like redis-server above).

@@ -13,8 +13,11 @@ database to the gateway. Re-sync after a graph change: `make gateway-sync`.
 Ports and the state folder can be overridden (tests run a private stack on free ports):
 LGOS_PORT, LGOS_WORKER_PORT (health only, default 3011), OFFLINE_MODEL_PORT, SEARXNG_PORT,
 POSTGRES_PORT, REDIS_PORT, OPENAI_GATEWAY_PORT, MCP_DEMO_DB_PORT, FILES_PORT, EMBEDDINGS_PORT,
-CHAINLIT_PORT, DEVSTACK_STATE_DIR, DEVSTACK_PGDATA (the PostgreSQL data folder; as root it must be
-reachable by the lgos-dev user). FILES_API_KEYS sets the Files service's bearer key(s).
+CHAINLIT_PORT, OPEN_WEBUI_PORT, DEVSTACK_STATE_DIR, DEVSTACK_PGDATA (the PostgreSQL data folder;
+as root it must be reachable by the lgos-dev user). FILES_API_KEYS sets the Files service's
+bearer key(s).
+DEVSTACK_SKIP names components (comma-separated) not to start, e.g. `open-webui`
+(≈ 0.8 GB RAM).
 """
 
 from __future__ import annotations
@@ -72,6 +75,14 @@ CHAINLIT_DATABASE = "chainlit"
 # The UI's documented local login (ui/chainlit/README.md); CHAINLIT_USERNAME/PASSWORD override it.
 CHAINLIT_DEV_USERNAME = "admin"
 CHAINLIT_DEV_PASSWORD = "lgos-local-dev"
+OPEN_WEBUI_BIN = ROOT / ".tools" / "open-webui" / "bin" / "open-webui"
+OPEN_WEBUI_INSTALLER = ROOT / "ui" / "open-webui" / "install_pipe.py"
+# Open WebUI's documented local admin (ui/open-webui/README.md); WEBUI_ADMIN_EMAIL/_PASSWORD
+# override it.
+OPEN_WEBUI_DEV_EMAIL = "admin@lgos.local"
+OPEN_WEBUI_DEV_PASSWORD = "lgos-local-dev"
+OPEN_WEBUI_HEALTH_TIMEOUT = 240.0
+"""Its first start migrates a fresh database: ≈ 40 s here, several times that on a busy CPU."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +101,7 @@ class Ports:
     mcp_db: int
     gateway: int
     chainlit: int
+    open_webui: int
 
     @classmethod
     def from_env(cls) -> Ports:
@@ -118,6 +130,7 @@ PORT_VARIABLES: dict[str, tuple[str, int]] = {
     "mcp_db": ("MCP_DEMO_DB_PORT", 3012),
     "gateway": ("OPENAI_GATEWAY_PORT", 3000),
     "chainlit": ("CHAINLIT_PORT", 3002),
+    "open_webui": ("OPEN_WEBUI_PORT", 3003),
 }
 
 
@@ -148,6 +161,9 @@ class Component:
     """Installed files the component needs; `make dev` installs them."""
     setup: Setup | None = None
     """Runs before the process starts, after every earlier component is healthy."""
+    ready: Setup | None = None
+    """Runs once the process is healthy (a job that needs the component's own API)."""
+    health_timeout: float = HEALTH_TIMEOUT
 
     @property
     def health_url(self) -> str:
@@ -250,11 +266,12 @@ def postgres_url(ports: Ports) -> str:
 
 
 def run_job(what: str, module: str, *args: str, env: dict[str, str] | None = None) -> None:
-    """A one-shot job (``python -m module``) before a component starts, logged to STATE."""
+    """A one-shot job (``python -m module``, or a script path) logged to STATE."""
+    command = [sys.executable, module] if module.endswith(".py") else [sys.executable, "-m", module]
     log = STATE / f"{what}.log"
     with log.open("ab") as out:
         done = subprocess.run(
-            [sys.executable, "-m", module, *args],
+            [*command, *args],
             stdout=out,
             stderr=subprocess.STDOUT,
             cwd=ROOT,
@@ -320,16 +337,89 @@ def sync_gateway_catalog(component: Component, stack: Stack) -> None:
     )
 
 
+def keep_secret(stack: Stack, variable: str, filename: str) -> None:
+    """``variable`` from the environment, else a random secret kept in STATE/``filename`` (so
+    sessions it signs survive a restart), handed to every later component."""
+    secret = STATE / filename
+    if not os.environ.get(variable) and not secret.exists():
+        secret.write_text(secrets.token_urlsafe(48))
+        secret.chmod(0o600)
+    stack.env.setdefault(variable, os.environ.get(variable) or secret.read_text())
+
+
 def prepare_chainlit(component: Component, stack: Stack) -> None:
     """A login-token secret kept in STATE, so sessions survive a restart of the app (the app
     creates its own database and tables in the stack's PostgreSQL)."""
-    secret = STATE / "chainlit-auth-secret"
-    if not os.environ.get("CHAINLIT_AUTH_SECRET") and not secret.exists():
-        secret.write_text(secrets.token_urlsafe(48))
-        secret.chmod(0o600)
-    stack.env.setdefault(
-        "CHAINLIT_AUTH_SECRET", os.environ.get("CHAINLIT_AUTH_SECRET") or secret.read_text()
+    keep_secret(stack, "CHAINLIT_AUTH_SECRET", "chainlit-auth-secret")
+
+
+def open_webui_admin() -> dict[str, str]:
+    return {
+        "WEBUI_ADMIN_EMAIL": os.environ.get("WEBUI_ADMIN_EMAIL", OPEN_WEBUI_DEV_EMAIL),
+        "WEBUI_ADMIN_PASSWORD": os.environ.get("WEBUI_ADMIN_PASSWORD", OPEN_WEBUI_DEV_PASSWORD),
+    }
+
+
+def prepare_open_webui(component: Component, stack: Stack) -> None:
+    """Open WebUI's data folder and session-signing secret, kept in STATE across restarts."""
+    (STATE / "open-webui").mkdir(exist_ok=True)
+    keep_secret(stack, "WEBUI_SECRET_KEY", "open-webui-secret")
+
+
+def install_open_webui_pipe(component: Component, stack: Stack) -> None:
+    """Open WebUI answers: install or update the LGOS pipe and its model entries."""
+    run_job(
+        "open-webui-setup",
+        str(OPEN_WEBUI_INSTALLER),
+        "--url",
+        f"http://127.0.0.1:{component.port}",
+        "--gateway-url",
+        f"http://127.0.0.1:{stack.ports.gateway}/v1",
+        env={**open_webui_admin(), "OPENAI_GATEWAY_API_KEY": gateway_key()},
     )
+
+
+def open_webui_env(ports: Ports) -> dict[str, str]:
+    """Offline-safe: no Ollama, no direct model connections, no downloads, and none of the
+    background tasks (titles, tags, follow-ups, queries) that would each cost a graph run."""
+    gateway = f"http://127.0.0.1:{ports.gateway}"
+    mcp = {
+        "type": "mcp",
+        "url": f"{gateway}/mcp",
+        "auth_type": "bearer",
+        "key": gateway_key(),
+        "config": {
+            "enable": True,
+            "access_grants": [
+                {"principal_type": "user", "principal_id": "*", "permission": "read"}
+            ],
+        },
+        "info": {"id": "gw", "name": "LGOS gateway MCP", "description": "The demo database"},
+    }
+    return {
+        **open_webui_admin(),
+        "DATA_DIR": str(STATE / "open-webui"),
+        # Env is the source of truth on every start (otherwise it only seeds the first boot).
+        "ENABLE_PERSISTENT_CONFIG": "false",
+        "ENABLE_SIGNUP": "false",
+        "OFFLINE_MODE": "true",
+        "HF_HUB_OFFLINE": "1",
+        "RAG_EMBEDDING_ENGINE": "openai",
+        "BYPASS_EMBEDDING_AND_RETRIEVAL": "true",
+        "ENABLE_OLLAMA_API": "false",
+        "OLLAMA_BASE_URL": "http://127.0.0.1:9",
+        "ENABLE_OPENAI_API": "false",
+        "ENABLE_TITLE_GENERATION": "false",
+        "ENABLE_FOLLOW_UP_GENERATION": "false",
+        "ENABLE_TAGS_GENERATION": "false",
+        "ENABLE_RETRIEVAL_QUERY_GENERATION": "false",
+        "ENABLE_SEARCH_QUERY_GENERATION": "false",
+        "ENABLE_AUTOCOMPLETE_GENERATION": "false",
+        "ENABLE_VERSION_UPDATE_CHECK": "false",
+        "TOOL_SERVER_CONNECTIONS": json.dumps([mcp]),
+        # lgos_ui from this checkout wins over the copy `make dev` installed into the venv.
+        "PYTHONPATH": str(ROOT / "ui" / "client" / "src"),
+    }
 
 
 def components(ports: Ports) -> list[Component]:
@@ -502,7 +592,34 @@ def components(ports: Ports) -> list[Component]:
             requires=(CHAINLIT_BIN,),
             setup=prepare_chainlit,
         ),
+        Component(
+            name="open-webui",
+            port=ports.open_webui,
+            args=[
+                str(OPEN_WEBUI_BIN),
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(ports.open_webui),
+            ],
+            env=open_webui_env(ports),
+            requires=(OPEN_WEBUI_BIN,),
+            setup=prepare_open_webui,
+            ready=install_open_webui_pipe,
+            health_timeout=OPEN_WEBUI_HEALTH_TIMEOUT,
+        ),
     ]
+
+
+def planned(ports: Ports) -> list[Component]:
+    """The components to start: all of them but those DEVSTACK_SKIP names."""
+    skip = {name.strip() for name in os.environ.get("DEVSTACK_SKIP", "").split(",") if name}
+    every = components(ports)
+    unknown = skip - {c.name for c in every}
+    if unknown:
+        raise SystemExit(f"DEVSTACK_SKIP names no component: {', '.join(sorted(unknown))}")
+    return [c for c in every if c.name not in skip]
 
 
 def healthy(component: Component) -> bool:
@@ -544,13 +661,13 @@ def start(component: Component, stack: Stack) -> subprocess.Popen[bytes]:
 
 
 def wait_healthy(component: Component, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + HEALTH_TIMEOUT
+    deadline = time.monotonic() + component.health_timeout
     while not healthy(component):
         if process.poll() is not None:
             tail = (STATE / f"{component.name}.log").read_text()[-2000:]
             raise SystemExit(f"{component.name} exited with {process.returncode}:\n{tail}")
         if time.monotonic() > deadline:
-            raise SystemExit(f"{component.name} not healthy after {HEALTH_TIMEOUT:.0f}s")
+            raise SystemExit(f"{component.name} not healthy after {component.health_timeout:.0f}s")
         time.sleep(0.2)
 
 
@@ -617,7 +734,7 @@ def model_notice() -> str:
 
 def up(detach: bool) -> None:
     stack = Stack(Ports.from_env())
-    plan = components(stack.ports)
+    plan = planned(stack.ports)
     STATE.mkdir(parents=True, exist_ok=True)
     started: dict[str, Started] = {}
     processes: dict[str, subprocess.Popen[bytes]] = {}
@@ -628,6 +745,8 @@ def up(detach: bool) -> None:
             processes[component.name] = process
             started[component.name] = Started(process.pid, start_ticks(process.pid))
             wait_healthy(component, process)
+            if component.ready is not None:
+                component.ready(component, stack)
             scheme = "tcp" if component.tcp_health else "http"
             print(f"{component.name:14} healthy on {scheme}://127.0.0.1:{component.port}")
         ports = stack.ports
@@ -652,6 +771,17 @@ def up(detach: bool) -> None:
             "$CHAINLIT_PASSWORD" if os.environ.get("CHAINLIT_PASSWORD") else CHAINLIT_DEV_PASSWORD
         )
         print(f"Chainlit UI:     http://127.0.0.1:{ports.chainlit}  (login {user} / {password})")
+        if any(c.name == "open-webui" for c in plan):
+            admin = open_webui_admin()
+            shown = (
+                "$WEBUI_ADMIN_PASSWORD"
+                if os.environ.get("WEBUI_ADMIN_PASSWORD")
+                else (OPEN_WEBUI_DEV_PASSWORD)
+            )
+            print(
+                f"Open WebUI:      http://127.0.0.1:{ports.open_webui}  "
+                f"(login {admin['WEBUI_ADMIN_EMAIL']} / {shown})"
+            )
         print(f"logs: {STATE}/")
         if detach:
             (STATE / "pids.json").write_text(
@@ -705,6 +835,8 @@ def restart(name: str) -> None:
     component = plan[name]
     process = start(component, stack)
     wait_healthy(component, process)
+    if component.ready is not None:
+        component.ready(component, stack)
     started[name] = Started(process.pid, start_ticks(process.pid))
     pid_file.write_text(json.dumps({n: asdict(p) for n, p in started.items()}))
     print(f"{name:14} healthy on {component.health_url}")
@@ -712,7 +844,7 @@ def restart(name: str) -> None:
 
 def status() -> int:
     code = 0
-    for component in components(Ports.from_env()):
+    for component in planned(Ports.from_env()):
         ok = healthy(component)
         code |= 0 if ok else 1
         print(f"{component.name:14} {'healthy' if ok else 'down'}  {component.health_url}")

@@ -26,6 +26,8 @@ DOCKERFILE = ROOT / "Dockerfile"
 # so has the Chainlit UI (its app on Chainlit's pinned pip closure, like SearXNG's).
 CHAINLIT_DOCKERFILE = ROOT / "ui" / "chainlit" / "Dockerfile"
 DOCKERFILES = [DOCKERFILE, ROOT / "services" / "searxng" / "Dockerfile", CHAINLIT_DOCKERFILE]
+OPEN_WEBUI_DOCKERFILE = ROOT / "ui" / "open-webui" / "Dockerfile"
+THIRD_PARTY_IMAGES = {"searxng", "open-webui", "chainlit"}
 BIN = Path(sys.executable).parent
 # service: (host port, container port)
 FIXED_PORTS = {
@@ -86,8 +88,8 @@ def test_compose_builds_first_party_images_from_the_root_dockerfile() -> None:
     assert targets == set(stages()) - {"base"}, "every target is built, and only targets are"
     for name, build in built.items():
         assert build["context"] == ".", name
-        own = {"searxng": "services/searxng/Dockerfile", "chainlit": "ui/chainlit/Dockerfile"}
-        assert build["dockerfile"] in ("Dockerfile", own.get(name)), name
+        # Third-party servers (SearXNG, the two UIs) keep their own Dockerfiles.
+        assert build["dockerfile"] == "Dockerfile" or name in THIRD_PARTY_IMAGES, name
     # Every target starts from the shared base, which alone installs uv and the manifests.
     for target, text in stages().items():
         assert (target == "base") == text.startswith("FROM python:"), target
@@ -176,6 +178,46 @@ def test_litellm_native_pin_matches_the_compose_image() -> None:
     services = compose()["services"]
     assert isinstance(services, dict)
     assert services["litellm"]["image"] == f"ghcr.io/berriai/litellm:main-v{version}"
+
+
+def test_open_webui_image_matches_the_native_pin_and_carries_the_pipe() -> None:
+    version = pinned(ROOT / "ui" / "open-webui" / "requirements.txt", "open-webui")
+    hadolint = shutil.which("hadolint", path=str(BIN)) or shutil.which("hadolint")
+    assert hadolint
+    result = subprocess.run([hadolint, str(OPEN_WEBUI_DOCKERFILE)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    text = OPEN_WEBUI_DOCKERFILE.read_text()
+    for source in re.findall(r"^COPY (\S+) ", text, flags=re.MULTILINE):
+        assert (ROOT / source).exists(), source
+    assert f"FROM ghcr.io/open-webui/open-webui:v{version}\n" in text
+    assert "pip install --no-cache-dir --no-deps /opt/lgos/client" in text
+    assert 'CMD ["bash", "start.sh"]' in text  # the official image's entry point
+    services = compose()["services"]
+    assert isinstance(services, dict)
+    webui, setup = services["open-webui"], services["open-webui-setup"]
+    assert webui["build"]["dockerfile"] == "ui/open-webui/Dockerfile"
+    assert "127.0.0.1:3003:8080" in webui["ports"]
+    assert "8080/health" in " ".join(webui["healthcheck"]["test"])
+    assert webui["image"] == setup["image"] == f"lgos-demo/open-webui:{version}"
+    # Offline-safe: no Ollama, no direct connections, none of the background tasks that would
+    # each cost a graph run; env stays authoritative after the first boot.
+    env = webui["environment"]
+    for key in (
+        "ENABLE_OLLAMA_API",
+        "ENABLE_OPENAI_API",
+        "ENABLE_TITLE_GENERATION",
+        "ENABLE_TAGS_GENERATION",
+        "ENABLE_FOLLOW_UP_GENERATION",
+        "ENABLE_PERSISTENT_CONFIG",
+    ):
+        assert env[key] == "false", key
+    assert env["OFFLINE_MODE"] == "true"
+    connections = json.loads(re.sub(r"\$\{[^}]*\}", "x", env["TOOL_SERVER_CONNECTIONS"]))
+    assert connections[0]["type"] == "mcp" and connections[0]["info"]["id"] == "gw"
+    assert setup["entrypoint"][-1] == "/opt/lgos/open-webui/install_pipe.py"
+    assert (ROOT / "ui" / "open-webui" / "install_pipe.py").exists()
+    assert setup["depends_on"]["open-webui"]["condition"] == "service_healthy"
+    assert setup["restart"] == "no"
 
 
 def test_dbhub_native_pin_matches_compose() -> None:

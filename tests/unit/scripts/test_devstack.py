@@ -44,7 +44,7 @@ def test_ports_come_from_the_environment_once(
     assert ports.lgos == 4321
     assert ports.gateway == 3000
     names = [c.name for c in devstack.components(ports)]
-    assert names[0] == "postgres" and names[-2:] == ["gateway", "chainlit"]
+    assert names[0] == "postgres" and names[-3:] == ["gateway", "chainlit", "open-webui"]
     assert len(set(names)) == len(names)
     assert len({c.port for c in devstack.components(ports)}) == len(names)
 
@@ -173,3 +173,41 @@ def test_chainlit_reaches_only_the_gateway(devstack: ModuleType) -> None:
     assert str(ports.lgos) not in " ".join(env.values())
     assert "OPENAI_API_KEY" not in env  # chainlit's CI mode overwrites that variable
     assert env["CHAINLIT_DATABASE_URL"].endswith(f":{ports.postgres}/chainlit")
+
+
+def test_open_webui_is_skippable_and_runs_its_setup_job_once_healthy(
+    devstack: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ports = devstack.Ports.from_env()
+    webui = next(c for c in devstack.components(ports) if c.name == "open-webui")
+    assert webui.port == 3003 and webui.ready is devstack.install_open_webui_pipe
+    assert webui.health_timeout > devstack.HEALTH_TIMEOUT  # a first start migrates its database
+    env = webui.env
+    assert env["ENABLE_PERSISTENT_CONFIG"] == "false" and env["OFFLINE_MODE"] == "true"
+    assert env["ENABLE_TITLE_GENERATION"] == env["ENABLE_TAGS_GENERATION"] == "false"
+    mcp = json.loads(env["TOOL_SERVER_CONNECTIONS"])[0]
+    assert mcp["url"] == "http://127.0.0.1:3000/mcp" and mcp["info"]["id"] == "gw"
+    monkeypatch.setenv("DEVSTACK_SKIP", "open-webui,chainlit")
+    names = [c.name for c in devstack.planned(ports)]
+    assert "open-webui" not in names and "chainlit" not in names and "gateway" in names
+    monkeypatch.setenv("DEVSTACK_SKIP", "open-webu")
+    with pytest.raises(SystemExit, match="open-webu"):
+        devstack.planned(ports)
+
+
+def test_a_kept_secret_survives_restarts_unless_the_environment_sets_one(
+    devstack: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("WEBUI_SECRET_KEY", raising=False)
+    first, second = (
+        devstack.Stack(devstack.Ports.from_env()),
+        devstack.Stack(devstack.Ports.from_env()),
+    )
+    devstack.keep_secret(first, "WEBUI_SECRET_KEY", "open-webui-secret")
+    devstack.keep_secret(second, "WEBUI_SECRET_KEY", "open-webui-secret")
+    assert len(first.env["WEBUI_SECRET_KEY"]) > 40
+    assert first.env == second.env
+    monkeypatch.setenv("WEBUI_SECRET_KEY", "from-env")
+    third = devstack.Stack(devstack.Ports.from_env())
+    devstack.keep_secret(third, "WEBUI_SECRET_KEY", "open-webui-secret")
+    assert third.env["WEBUI_SECRET_KEY"] == "from-env"

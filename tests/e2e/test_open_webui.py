@@ -1,0 +1,406 @@
+"""Open WebUI as a person uses it: Debian's Chromium (Playwright, headless) against a private
+native stack on free ports. Open WebUI 0.12.4 runs the LGOS pipe, which talks to the real LiteLLM
+gateway, LGOS on offline-model, the Files service, SearXNG and the MCP demo database (through
+Open WebUI's own MCP tool-server connection). Screenshots: .dev/screenshots/open-webui/.
+
+One Open WebUI start for the module (≈ 40 s, more on a busy machine); journeys share it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser
+
+from tests.support.browser import Person, chromium, screenshot_dir
+from tests.support.devstack import DEVSTACK, GATEWAY_KEY, detached_stack, pg_data_dir
+from tests.support.servers import ROOT
+
+pytestmark = pytest.mark.socket
+
+EMAIL, PASSWORD = "admin@lgos.local", "lgos-local-dev"
+GRAPHS = ("simple-graph", "status-events", "server-tools", "interruptible-approval")
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    extra = {
+        "DEVSTACK_SKIP": "chainlit",
+        # simple-graph accepts client functions: the MCP path is exercised on it until a graph
+        # advertising mcp_tools is served (the operator setting LGOS_MCP_GRAPHS).
+        "LGOS_MCP_GRAPHS": "simple-graph",
+        "DEMO_API_REPORT_STEP_SECONDS": "2",
+        # Paced tokens, so a person (and this test) can see the answer grow.
+        "OFFLINE_MODEL_TOKEN_DELAY": "0.08",
+    }
+    with (
+        pg_data_dir() as pg_data,
+        detached_stack(tmp_path_factory.mktemp("open-webui-stack"), pg_data, extra) as (env, out),
+    ):
+        assert f"login {EMAIL} / {PASSWORD}" in out, out
+        yield env
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as browser:
+        yield browser
+
+
+@pytest.fixture(scope="module")
+def shots() -> Path:
+    folder = screenshot_dir("open-webui")
+    print(f"screenshots: {folder}")
+    return folder
+
+
+class WebUIUser(Person):
+    def __init__(self, *args: Any, base_url: str) -> None:
+        super().__init__(*args)
+        self.base_url = base_url
+
+    def watch_growth(self) -> None:
+        """Record each size the transcript takes (a streamed answer grows in many steps)."""
+        self.page.evaluate(
+            """() => {
+              window.__sizes = [];
+              new MutationObserver(() => {
+                const m = document.querySelector('#messages-container');
+                const n = m ? m.innerText.length : 0;
+                if (window.__sizes[window.__sizes.length - 1] !== n) window.__sizes.push(n);
+              }).observe(document.body, {subtree: true, childList: true, characterData: true});
+            }"""
+        )
+
+    def growth(self) -> list[int]:
+        sizes: list[int] = self.page.evaluate("window.__sizes")
+        return sizes
+
+    def login(self) -> None:
+        self.page.goto(f"{self.base_url}/auth")
+        self.expect_visible("input[type=email]", timeout=60)
+        self.page.fill("input[type=email]", EMAIL)
+        self.page.fill("input[type=password]", PASSWORD)
+        self.shot("login form")
+        self.page.keyboard.press("Enter")
+        self.expect_visible("#chat-input", timeout=60)
+        # The release-notes dialog shows once per user (FINDINGS).
+        notes = self.page.get_by_role("button", name="Okay, Let's Go!")
+        try:
+            notes.wait_for(state="visible", timeout=5_000)
+            notes.click()
+        except Exception:
+            pass
+
+    def open(self, graph: str) -> None:
+        self.page.goto(f"{self.base_url}/?models=lgos.{graph}")
+        self.expect_visible("#chat-input")
+        self.page.wait_for_function(
+            "g => document.body.innerText.includes(g)", arg=graph, timeout=30_000
+        )
+        self.page.wait_for_timeout(1000)  # the socket connects a moment after the input shows
+
+    def send(self, text: str) -> None:
+        self.page.click("#chat-input")
+        self.page.keyboard.type(text)
+        self.page.keyboard.press("Enter")
+
+    def wait_idle(self, timeout: float = 90.0) -> None:
+        """A turn is over when Open WebUI's Stop button is gone."""
+        self.page.wait_for_timeout(500)
+        try:
+            self.page.get_by_role("button", name="Stop", exact=True).wait_for(
+                state="detached", timeout=timeout * 1000
+            )
+        except Exception:
+            self.fail("the turn to finish (the Stop button to go)")
+
+    def messages(self) -> str:
+        return self.page.inner_text("#messages-container")
+
+    def card_option(self, label: str) -> None:
+        """Choose an option on Open WebUI's ask-user card (a single question submits at once)."""
+        option = self.page.get_by_role("button", name=re.compile(f"^{re.escape(label)}\\b"))
+        try:
+            option.last.wait_for(state="visible", timeout=30_000)
+        except Exception:
+            self.fail(f"the review card's {label!r} option")
+        option.last.click()
+        submit = self.page.get_by_role("button", name="Submit answers")
+        if submit.count() and submit.is_enabled():
+            submit.click()
+
+
+@pytest.fixture
+def person(
+    browser: Browser, stack: dict[str, str], shots: Path, request: pytest.FixtureRequest
+) -> Iterator[WebUIUser]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    journey = request.node.name.removeprefix("test_")
+    user = WebUIUser(page, shots, journey, base_url=f"http://127.0.0.1:{stack['OPEN_WEBUI_PORT']}")
+    user.login()
+    try:
+        yield user
+    finally:
+        context.close()
+
+
+def files_service(stack: dict[str, str]) -> httpx.Client:
+    return httpx.Client(
+        base_url=f"http://127.0.0.1:{stack['FILES_PORT']}/v1",
+        headers={"Authorization": "Bearer sk-files-local-only"},
+        timeout=10.0,
+    )
+
+
+def test_login_lists_the_graphs_with_their_descriptions(person: WebUIUser) -> None:
+    person.shot("logged in")
+    person.page.get_by_role("button", name=re.compile("^Selected model")).first.click()
+    for graph in (*GRAPHS, "background-report", "display-file"):
+        person.expect_text(graph)
+    person.expect_no_text("lgos-files-service")  # the gateway's Files entry is not a graph
+    person.shot("graphs in the model selector")
+    person.page.keyboard.press("Escape")
+    person.open("background-report")
+    person.expect_text("Writes a multi-step report; run it with background=true and poll.")
+    person.shot("a graph with its description")
+
+
+def test_plain_chat_streams_the_answer(person: WebUIUser) -> None:
+    person.open("simple-graph")
+    person.watch_growth()
+    person.send("What does a checkpointer do?")
+    person.expect_text("[offline-model")
+    person.shot("answer streaming")
+    person.expect_text('You said: "What does a checkpointer do?"')
+    person.wait_idle()
+    person.shot("streamed answer")
+    sizes = person.growth()
+    assert len(sizes) > 8 and sizes == sorted(sizes), f"no token-by-token growth: {sizes}"
+    assert "[offline-model: deterministic stand-in, not a real model]" in person.messages()
+    person.page.reload()
+    person.expect_text('You said: "What does a checkpointer do?"')  # Open WebUI kept the chat
+    person.shot("after reload")
+
+
+def test_a_setting_changes_the_answer(person: WebUIUser) -> None:
+    person.open("simple-graph")
+    person.send("Explain retries.")
+    person.expect_text("for a general audience")
+    person.wait_idle()
+    person.page.get_by_role("button", name="Chat Variables").click()
+    person.expect_text("Audience")
+    person.page.locator("[role=dialog] select").select_option("expert")
+    person.shot("settings as chat variables")
+    person.page.get_by_role("button", name="Save").click()
+    person.send("Explain retries again.")
+    person.expect_text("for a expert audience")
+    person.wait_idle()
+    person.shot("answer for experts")
+    # Settings travel as metadata, never as prompt text (the stand-in model echoes prompts).
+    person.expect_no_text("chat.variables")
+    person.expect_no_text("Audience:")
+
+
+def test_status_lines_show_the_graphs_progress(person: WebUIUser) -> None:
+    person.open("status-events")
+    person.send("Summarize the queue design.")
+    person.expect_text("Drafting the answer")
+    person.wait_idle()
+    person.page.get_by_role("button", name="Toggle status history").first.click()
+    person.expect_text("Reading the question")
+    person.shot("status history")
+    answer = person.messages()
+    assert answer.index("Reading the question") < answer.index('You said: "Summarize')
+
+
+def test_research_shows_status_lines_and_a_clickable_source(
+    person: WebUIUser, stack: dict[str, str]
+) -> None:
+    question = "Search the web for langgraph interrupts"
+    person.open("server-tools")
+    person.send(question)
+    person.expect_text("Sources")
+    person.wait_idle()
+    person.expect_text("Web search: searched the web for")
+    person.shot("answer with sources")
+    returned = httpx.get(
+        f"http://127.0.0.1:{stack['SEARXNG_PORT']}/search",
+        params={"q": question, "format": "json"},
+        timeout=10.0,
+    ).json()
+    urls = {result["url"] for result in returned["results"]}
+    person.page.get_by_text(re.compile(r"^\d+ Sources?$")).first.click()
+    person.shot("sources opened")
+    links = [
+        href
+        for href in person.page.locator("a[href^='http']").evaluate_all(
+            "links => links.map(a => a.href)"
+        )
+        if href in urls
+    ]
+    if not links:
+        person.fail(f"a link to one of SearXNG's results {sorted(urls)}")
+    href = links[0]
+    link = person.page.locator(f"a[href='{href}']").first
+    # No internet here: the click is answered locally, which proves where it leads.
+    person.page.context.route(href, lambda route: route.fulfill(body="cited page"))
+    with person.page.context.expect_page() as opened:
+        link.click()
+    opened.value.wait_for_load_state()
+    assert opened.value.url == href and "cited page" in opened.value.inner_text("body")
+
+
+def test_review_approve_on_the_card(person: WebUIUser) -> None:
+    person.open("interruptible-approval")
+    person.send("Rename the project to Atlas")
+    person.expect_text("Review requested")
+    person.expect_text("Approve this change? Proposed change: Rename the project to Atlas")
+    person.expect_visible("text=Go ahead as drafted.")
+    person.shot("review card")
+    person.card_option("approve")
+    person.expect_text("Decision: approved. Applied: Proposed change: Rename the project to Atlas")
+    person.wait_idle()
+    person.shot("approved")
+
+
+def test_review_reject_on_the_card(person: WebUIUser) -> None:
+    person.open("interruptible-approval")
+    person.send("Delete the staging bucket")
+    person.expect_text("Review requested")
+    person.card_option("reject")
+    person.expect_text("Decision: rejected. Nothing was changed.")
+    person.wait_idle()
+    person.shot("rejected")
+    person.expect_no_text("Applied:")
+
+
+def test_reload_during_a_pending_review_then_answer_it(person: WebUIUser) -> None:
+    person.open("interruptible-approval")
+    person.send("Rotate the signing key")
+    person.expect_visible("text=Go ahead as drafted.")
+    person.page.wait_for_url(re.compile(r"/c/"))
+    person.shot("pending review")
+    person.page.reload()
+    # Open WebUI saved the card with the chat: it is still there, still answerable.
+    person.expect_text("Approve this change? Proposed change: Rotate the signing key")
+    person.expect_visible("text=Go ahead as drafted.")
+    person.shot("pending review after reload")
+    person.card_option("approve")
+    person.expect_text("Decision: approved. Applied: Proposed change: Rotate the signing key")
+    person.wait_idle()
+    person.shot("finished after reload")
+
+
+def test_a_dismissed_review_is_answered_in_the_next_message(person: WebUIUser) -> None:
+    person.open("interruptible-approval")
+    person.send("Publish the release notes")
+    person.expect_visible("text=Go ahead as drafted.")
+    person.page.reload()
+    person.expect_visible("text=Go ahead as drafted.")
+    person.page.get_by_role("button", name="Cancel", exact=True).last.click()
+    person.expect_text("The review is still open")
+    person.wait_idle()
+    person.shot("card dismissed")
+    person.send("Mention the migration first")
+    person.expect_text("(revised: Mention the migration first)")
+    person.expect_visible("text=Go ahead as drafted.")
+    person.shot("second review shows the feedback")
+    person.card_option("approve")
+    person.expect_text("Decision: approved.")
+    person.expect_text("Revisions requested: 1.")
+    person.wait_idle()
+    person.shot("approved after revision")
+
+
+def test_an_attached_file_reaches_the_graph_through_the_files_service(
+    person: WebUIUser, stack: dict[str, str], tmp_path: Path
+) -> None:
+    brief = tmp_path / "brief.txt"
+    brief.write_text("The project marker is FILE_INPUT_OK.")
+    person.open("simple-graph")
+    person.page.locator("input[type=file]").first.set_input_files(str(brief))
+    person.expect_text("brief.txt")
+    person.page.wait_for_timeout(1500)  # Open WebUI stores the upload before the send
+    person.shot("file attached")
+    person.send("Summarize this file.")
+    person.expect_text("Files: file-")
+    person.wait_idle()
+    person.shot("answer names the file")
+    file_id = re.search(r"Files: (file-[A-Za-z0-9]+)", person.messages())
+    assert file_id, person.messages()
+    with files_service(stack) as files:
+        meta = files.get(f"/files/{file_id.group(1)}").json()
+        content = files.get(f"/files/{file_id.group(1)}/content").content
+    assert meta["purpose"] == "user_data" and meta["filename"] == "brief.txt"
+    assert content == b"The project marker is FILE_INPUT_OK."
+
+
+def test_mcp_question_answered_from_the_demo_database(person: WebUIUser) -> None:
+    person.open("simple-graph")
+    # offline-model calls a tool whose name the message spells out, with the message as its
+    # string argument: a read-only query through Open WebUI's MCP connection to the gateway.
+    person.send("SELECT name FROM projects ORDER BY name /* gw demo db execute sql */")
+    person.expect_text("Tool outputs:")
+    person.wait_idle()
+    person.expect_text("gw_demo_db-execute_sql")
+    person.expect_text("legacy-portal")
+    person.shot("mcp call and answer")
+
+
+def test_background_report_shows_progress_and_completes(person: WebUIUser) -> None:
+    person.open("background-report")
+    person.send("Report on the queue")
+    person.expect_text("Writing the report")
+    person.shot("progress while polling")
+    person.wait_idle(timeout=120)
+    person.expect_text("Background run completed")
+    person.shot("report completed")
+
+
+def test_setup_job_is_idempotent_and_status_lists_open_webui(stack: dict[str, str]) -> None:
+    installer = ROOT / "ui" / "open-webui" / "install_pipe.py"
+    env = {
+        **stack,
+        "WEBUI_ADMIN_EMAIL": EMAIL,
+        "WEBUI_ADMIN_PASSWORD": PASSWORD,
+        "OPENAI_GATEWAY_API_KEY": GATEWAY_KEY,
+    }
+    again = subprocess.run(
+        [
+            sys.executable,
+            str(installer),
+            "--url",
+            f"http://127.0.0.1:{stack['OPEN_WEBUI_PORT']}",
+            "--gateway-url",
+            f"http://127.0.0.1:{stack['OPENAI_GATEWAY_PORT']}/v1",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert again.returncode == 0, again.stderr
+    assert "LGOS pipe" in again.stdout and "unchanged" in again.stdout
+    assert "models created" not in again.stdout
+    status = subprocess.run(
+        [*DEVSTACK, "status"], env=stack, capture_output=True, text=True, timeout=30
+    )
+    assert re.search(r"open-webui\s+healthy", status.stdout), status.stdout
+    # The key stays server-side: the pipe's valves are not readable by the browser's API.
+    with httpx.Client(base_url=f"http://127.0.0.1:{stack['OPEN_WEBUI_PORT']}") as client:
+        token = client.post(
+            "/api/v1/auths/signin", json={"email": EMAIL, "password": PASSWORD}
+        ).json()["token"]
+        models = client.get("/api/models", headers={"Authorization": f"Bearer {token}"})
+    assert GATEWAY_KEY not in models.text
+    assert json.loads(models.text)["data"]

@@ -1,0 +1,436 @@
+"""The LGOS pipe for Open WebUI, without Open WebUI: ledger building from chat history, settings
+encoding from chat variables, and stream events mapped to Open WebUI's events against Responses
+streams recorded through the stack's LiteLLM gateway (``streams/*.json``).
+
+The pipe module is loaded from its file, as Open WebUI does; only the gateway client is replaced
+by one that replays a recorded stream and keeps every request it was given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import re
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+STREAMS = Path(__file__).with_name("streams")
+
+
+def load_pipe() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("lgos_pipe", ROOT / "ui/open-webui/lgos_pipe.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["lgos_pipe"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+P = load_pipe()
+
+
+def recorded(name: str) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = json.loads((STREAMS / f"{name}.json").read_text())
+    return events
+
+
+class Event:
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+
+    def model_dump(self, **_: Any) -> dict[str, Any]:
+        return self.data
+
+
+class Responses:
+    def __init__(self, streams: list[list[dict[str, Any]]]) -> None:
+        self.streams = streams
+        self.requests: list[dict[str, Any]] = []
+
+    async def create(self, **request: Any) -> AsyncIterator[Event]:
+        self.requests.append(request)
+        events = self.streams.pop(0)
+
+        async def replay() -> AsyncIterator[Event]:
+            for event in events:
+                yield Event(event)
+
+        return replay()
+
+
+class Gateway:
+    """Stands in for AsyncOpenAI: replays recorded streams, records requests."""
+
+    def __init__(self, *streams: list[dict[str, Any]]) -> None:
+        self.responses = Responses(list(streams))
+
+    async def close(self) -> None:
+        return None
+
+
+def catalog_entry(graph: str, **lgos: Any) -> Any:
+    return P.entry_from_extension(
+        f"lgos/{graph}",
+        {"description": f"{graph} demo", "features": [], "client_settings": {}, **lgos},
+    )
+
+
+SIMPLE = catalog_entry(
+    "simple-graph",
+    client_settings={
+        "json_schema": {
+            "type": "object",
+            "properties": {
+                "use_history": {"type": "boolean", "default": False, "title": "Use History"},
+                "audience": {
+                    "type": "string",
+                    "enum": ["general", "beginner", "expert"],
+                    "default": "general",
+                },
+            },
+        },
+        "defaults": {"use_history": False, "audience": "general"},
+    },
+)
+
+
+class Run:
+    """One pipe request: what it yielded and what it emitted."""
+
+    def __init__(self, pipe: Any, gateway: Gateway) -> None:
+        self.pipe = pipe
+        self.gateway = gateway
+        self.events: list[dict[str, Any]] = []
+        self.chunks: list[Any] = []
+
+    async def emit(self, event: dict[str, Any]) -> None:
+        self.events.append(event)
+
+    @property
+    def text(self) -> str:
+        return "".join(c for c in self.chunks if isinstance(c, str))
+
+    @property
+    def statuses(self) -> list[str]:
+        return [e["data"]["description"] for e in self.events if e["type"] == "status"]
+
+    @property
+    def sources(self) -> list[str]:
+        return [e["data"]["source"]["url"] for e in self.events if e["type"] == "source"]
+
+
+@pytest.fixture
+def make_pipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    def make(entry: Any, *streams: list[dict[str, Any]]) -> Run:
+        pipe = P.Pipe()
+        pipe.valves = pipe.Valves(STATE_DIR=str(tmp_path / "chats"), GATEWAY_API_KEY="sk-test")
+        gateway = Gateway(*streams)
+
+        async def catalog() -> list[Any]:
+            return [entry]
+
+        monkeypatch.setattr(pipe, "catalog", catalog)
+        monkeypatch.setattr(pipe, "openai", lambda: gateway)
+        return Run(pipe, gateway)
+
+    return make
+
+
+def ask(run: Run, messages: list[dict[str, Any]], **extra: Any) -> Run:
+    async def go() -> None:
+        result = await run.pipe.pipe(
+            {"model": f"lgos.{extra.pop('graph', 'simple-graph')}", "messages": messages},
+            __event_emitter__=run.emit,
+            __chat_id__=extra.pop("chat_id", "chat-1"),
+            __metadata__=extra.pop("metadata", {}),
+            **extra,
+        )
+        if isinstance(result, str):
+            run.chunks.append(result)
+            return
+        async for chunk in result:
+            run.chunks.append(chunk)
+
+    asyncio.run(go())
+    return run
+
+
+# -- ledger ---------------------------------------------------------------------------------------
+
+
+def test_history_turns_ignore_open_webuis_system_prompt_and_read_content_parts() -> None:
+    turns = P.turns_of(
+        [
+            {"role": "system", "content": "Audience: {{chat.variables.audience}}"},
+            {"role": "user", "content": [{"type": "text", "text": "Hi"}, {"type": "image_url"}]},
+            {"role": "assistant", "content": "Hello"},
+            {"role": "user", "content": "Again"},
+        ]
+    )
+    assert turns == [("Hi", "Hello"), ("Again", "")]
+
+
+def test_stored_items_replay_unchanged_until_the_history_differs() -> None:
+    call = {"type": "function_call", "call_id": "call_1", "name": "lgos_interrupt"}
+    state = P.ChatState(
+        exchanges=[
+            P.Exchange("Save it", [{"role": "user", "content": "Save it"}, call]),
+            P.Exchange("Old second", [{"role": "user", "content": "Old second"}]),
+        ]
+    )
+    earlier = [("Save it", "Saved."), ("Edited second", "Answer two")]
+    items = P.rebuild_ledger(earlier, state)
+    assert items[:2] == [{"role": "user", "content": "Save it"}, call]
+    # From the edited turn on, Open WebUI's text stands in for the stored items.
+    assert items[2:] == [
+        {"role": "user", "content": "Edited second"},
+        {"role": "assistant", "content": "Answer two"},
+    ]
+    assert [e.user for e in P.matched_prefix(earlier, state)] == ["Save it"]
+
+
+def test_a_chat_from_before_the_pipe_replays_as_text() -> None:
+    items = P.rebuild_ledger([("Hi", "Hello")], P.ChatState())
+    assert items == [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]
+
+
+def test_the_store_round_trips_and_survives_a_hostile_chat_id(tmp_path: Path) -> None:
+    store = P.ChatStore(tmp_path)
+    review = P.PendingReview("resp_1", "lgos/x", (P.InterruptCall("call_1", '{"question":"Ok?"}'),))
+    state = P.ChatState([P.Exchange("Hi", [{"role": "user", "content": "Hi"}])], review, {"a": "b"})
+    store.save("../../etc/passwd\x00", state)
+    assert [p.parent for p in tmp_path.iterdir()] == [tmp_path]
+    loaded = store.load("../../etc/passwd\x00")
+    assert loaded.to_json() == state.to_json()
+    assert store.load("never-seen").to_json() == P.ChatState().to_json()
+
+
+# -- settings -------------------------------------------------------------------------------------
+
+
+def test_settings_are_declared_as_chat_variables_open_webui_can_parse() -> None:
+    prompt = P.variables_prompt(SIMPLE)
+    # Open WebUI's own pattern for chat variables (open_webui/utils/chat_variables.py).
+    found = dict(re.findall(r"{{\s*chat\.variables\.([^\s|}]+)(?:\s*\|\s*([^}]*))?\s*}}", prompt))
+    assert set(found) == {"use_history", "audience"}
+    assert found["audience"].startswith('select:options=["general", "beginner", "expert"]')
+    assert ":default=general" in found["audience"]
+    assert found["use_history"].startswith("checkbox")
+
+
+def test_only_changed_settings_travel_as_metadata_and_never_as_prompt(make_pipe: Any) -> None:
+    run = ask(
+        make_pipe(SIMPLE, recorded("status-events")),
+        [{"role": "system", "content": "Audience: expert"}, {"role": "user", "content": "Hi"}],
+        metadata={"chat_variables": {"audience": "expert", "use_history": "false"}},
+    )
+    request = run.gateway.responses.requests[0]
+    assert request["metadata"] == {
+        "conversation_id": "chat-1",
+        "lgos_settings": '{"audience":"expert"}',
+    }
+    assert request["input"] == [{"role": "user", "content": "Hi"}]  # no system prompt
+    assert request["model"] == "lgos/simple-graph" and request["stream"] is True
+
+
+def test_defaults_send_no_settings(make_pipe: Any) -> None:
+    run = ask(
+        make_pipe(SIMPLE, recorded("status-events")),
+        [{"role": "user", "content": "Hi"}],
+        metadata={"chat_variables": {"audience": "general", "use_history": True}},
+    )
+    assert json.loads(run.gateway.responses.requests[0]["metadata"]["lgos_settings"]) == {
+        "use_history": True
+    }
+
+
+# -- stream events → Open WebUI events -------------------------------------------------------------
+
+
+def test_commentary_becomes_status_lines_and_only_the_answer_is_text(make_pipe: Any) -> None:
+    run = ask(make_pipe(SIMPLE, recorded("status-events")), [{"role": "user", "content": "Hi"}])
+    assert run.statuses == ["Reading the question", "Drafting the answer"]
+    assert all(e["data"]["done"] for e in run.events)
+    assert run.text.startswith("[offline-model: deterministic stand-in, not a real model]")
+    assert "Reading the question" not in run.text
+
+
+def test_citations_become_clickable_sources(make_pipe: Any) -> None:
+    run = ask(make_pipe(SIMPLE, recorded("citation-events")), [{"role": "user", "content": "Hi"}])
+    assert run.sources == [
+        "https://docs.langchain.com/oss/python/langgraph/persistence",
+        "https://docs.langchain.com/oss/python/langgraph/interrupts",
+    ]
+    source = next(e for e in run.events if e["type"] == "source")["data"]
+    assert source["source"]["name"] == "LangGraph persistence"
+    assert source["metadata"][0]["url"] == source["source"]["url"]
+
+
+def test_server_tools_are_selected_and_their_activity_shown(make_pipe: Any) -> None:
+    entry = catalog_entry("server-tools", server_tools=["package_version", "web_search"])
+    run = ask(
+        make_pipe(entry, recorded("server-tools")),
+        [{"role": "user", "content": "Search the web for langgraph interrupts"}],
+        graph="server-tools",
+    )
+    assert {"type": "web_search"} in run.gateway.responses.requests[0]["tools"]
+    assert any(s.startswith("Web search: searched the web for") for s in run.statuses)
+    assert run.sources and all(u.startswith("http") for u in run.sources)
+
+
+def test_refusal_and_incomplete_are_shown_as_such(make_pipe: Any) -> None:
+    entry = catalog_entry("response-outcomes")
+    refused = ask(make_pipe(entry, recorded("refusal")), [{"role": "user", "content": "x"}])
+    assert refused.text.startswith("**Refused:** ")
+    partial = ask(make_pipe(entry, recorded("incomplete")), [{"role": "user", "content": "x"}])
+    assert "⚠️ The answer is incomplete (max_output_tokens)." in partial.text
+    assert partial.text.index("⚠️") > 0  # the partial text is kept before the notice
+
+
+def test_a_graph_without_its_extension_still_chats_with_a_notice(make_pipe: Any) -> None:
+    run = ask(
+        make_pipe(SIMPLE, recorded("status-events")),
+        [{"role": "user", "content": "Hi"}],
+        graph="stripped",
+    )
+    assert run.gateway.responses.requests[0]["model"] == "lgos/stripped"
+    assert "tools" not in run.gateway.responses.requests[0]
+    assert run.statuses[0] == P.LIMITED_NOTICE
+    assert run.text.startswith("[offline-model")
+
+
+def test_background_tasks_never_run_a_graph(make_pipe: Any) -> None:
+    run = ask(
+        make_pipe(SIMPLE),
+        [{"role": "user", "content": "Hi"}],
+        __task__="title_generation",
+    )
+    assert run.gateway.responses.requests == [] and run.text == ""
+
+
+# -- reviews --------------------------------------------------------------------------------------
+
+APPROVAL = catalog_entry("interruptible-approval", features=["background", "interrupts"])
+
+
+def pause(make_pipe: Any) -> tuple[Run, dict[str, Any]]:
+    first = make_pipe(APPROVAL, recorded("interrupt"), recorded("interrupt-resume"))
+    ask(
+        first,
+        [{"role": "user", "content": "Rename the project to Atlas"}],
+        graph="interruptible-approval",
+    )
+    card = [c for c in first.chunks if isinstance(c, dict)]
+    assert len(card) == 1
+    return first, card[0]
+
+
+def test_an_interrupt_is_stored_first_then_asked_on_the_card(make_pipe: Any) -> None:
+    run, chunk = pause(make_pipe)
+    paused = recorded("interrupt")[-1]["response"]
+    call = next(i for i in paused["output"] if i["type"] == "function_call")
+    state = run.pipe.store().load("chat-1")
+    assert state.review is not None and state.review.response_id == paused["id"]
+    assert [c.call_id for c in state.review.calls] == [call["call_id"]]
+    # The tool-call trap: the only call Open WebUI sees is its own ask_user card.
+    tool_call = chunk["choices"][0]["delta"]["tool_calls"][0]
+    assert tool_call["function"]["name"] == "ask_user" and tool_call["id"] == call["call_id"]
+    question = json.loads(tool_call["function"]["arguments"])["questions"][0]
+    assert question["question"].startswith("Approve this change?")
+    assert [o["label"] for o in question["options"]] == ["approve", "reject"]
+    assert "lgos_interrupt" not in json.dumps(chunk)
+    assert "Review requested" in run.text and "Rename the project to Atlas" in run.text
+
+
+# As Open WebUI 0.12.4 stores the card's answer (read back from its database).
+OPTION = {"type": "option", "option_index": 0, "label": "approve", "description": "Go ahead."}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        json.dumps({"status": "answered", "answers": {"review": OPTION}}),
+        json.dumps({"status": "answered", "answers": {"review": "approve"}}),
+    ],
+)
+def test_the_card_answer_resumes_the_paused_response(make_pipe: Any, content: str) -> None:
+    run, chunk = pause(make_pipe)
+    call_id = chunk["choices"][0]["delta"]["tool_calls"][0]["id"]
+    history = [
+        {"role": "user", "content": "Rename the project to Atlas"},
+        {"role": "assistant", "content": "Review requested", "tool_calls": [{"id": call_id}]},
+        {"role": "tool", "tool_call_id": call_id, "content": content},
+    ]
+    run.chunks.clear()
+    ask(run, history, graph="interruptible-approval")
+    resume = run.gateway.responses.requests[-1]
+    assert resume["model"] == "lgos/interruptible-approval"
+    assert resume["previous_response_id"] == recorded("interrupt")[-1]["response"]["id"]
+    assert resume["input"] == [
+        {"type": "function_call_output", "call_id": call_id, "output": "approve"}
+    ]
+    assert "Decision: approved." in run.text
+    state = run.pipe.store().load("chat-1")
+    assert state.review is None
+    # The interrupt exchange stays in the ledger for later turns.
+    kinds = [i.get("type") for i in state.exchanges[-1].items]
+    assert kinds.count("function_call") == 1 and kinds.count("function_call_output") == 1
+
+
+def test_a_dismissed_card_leaves_the_review_for_the_next_message(make_pipe: Any) -> None:
+    run, chunk = pause(make_pipe)
+    call_id = chunk["choices"][0]["delta"]["tool_calls"][0]["id"]
+    dismissed = [
+        {"role": "user", "content": "Rename the project to Atlas"},
+        {"role": "tool", "tool_call_id": call_id, "content": "Error: tool call rejected by user."},
+    ]
+    run.chunks.clear()
+    ask(run, dismissed, graph="interruptible-approval")
+    assert "The review is still open" in run.text
+    assert len(run.gateway.responses.requests) == 1  # nothing was sent
+    run.chunks.clear()
+    ask(run, [*dismissed, {"role": "user", "content": "approve"}], graph="interruptible-approval")
+    assert run.gateway.responses.requests[-1]["input"][0]["output"] == "approve"
+    assert "Decision: approved." in run.text
+
+
+def test_card_answers_are_read_from_every_shape() -> None:
+    def tool(content: str) -> list[dict[str, Any]]:
+        return [{"role": "tool", "content": content}]
+
+    assert P.card_answer([{"role": "user", "content": "approve"}]) is None
+    assert P.card_answer(tool('{"status": "cancelled", "answers": {}, "timed_out": true}')) == ""
+    other = {
+        "status": "answered",
+        "answers": {"review": {"type": "other", "text": "Only the docs"}},
+    }
+    assert P.card_answer(tool(json.dumps(other))) == "Only the docs"
+
+
+def test_a_refused_setting_is_shown_to_the_person(make_pipe: Any) -> None:
+    import openai
+    import openai._base_client as base
+
+    transport = getattr(base, "httpx2", None) or base.httpx  # the HTTP library openai wraps
+    response = transport.Response(400, request=transport.Request("POST", "http://gw/v1/responses"))
+    refused = openai.BadRequestError(
+        "Error code: 400",
+        response=response,
+        body={"error": {"message": "lgos_settings: audience must be one of general, expert"}},
+    )
+    run = make_pipe(SIMPLE)
+
+    async def create(**request: Any) -> Any:
+        run.gateway.responses.requests.append(request)
+        raise refused
+
+    run.gateway.responses.create = create  # type: ignore[method-assign]
+    ask(run, [{"role": "user", "content": "Hi"}], metadata={"chat_variables": {"audience": "x"}})
+    assert "⚠️ The gateway answered 400: lgos_settings: audience must be one of" in run.text
