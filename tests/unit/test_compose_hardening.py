@@ -19,9 +19,11 @@ ROOT_USER_EXCEPTIONS = {
     "minio": "a new named volume is root-owned and MinIO must write it",
     "litellm": "the image's own user; it writes into /app at start (admin UI, Prisma files)",
     "bifrost": "which uid may write /app/data was not verified (no Docker engine, no build)",
+    "open-webui": "the official image runs as root and writes under /app/backend at start",
 }
 WRITABLE_ROOT_EXCEPTIONS = {
     "litellm": "LiteLLM writes into /app at start; no read-only variant was proven here",
+    "open-webui": "it writes static files and its secret key under /app/backend at start",
 }
 MEASURED_MB = {
     # RSS after load on the native stack (README "Containers"); limits leave room above it.
@@ -31,6 +33,8 @@ MEASURED_MB = {
     "lgos-worker": 142,
     "files": 71,
     "litellm": 330,
+    "chainlit": 120,
+    "open-webui": 820,
 }
 
 
