@@ -34,9 +34,6 @@ SOCKET_SETTLE_MS = 1500
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     extra = {
-        # simple-graph accepts client functions: the MCP path is exercised on it until a graph
-        # advertising mcp_tools is served (the operator setting CHAINLIT_MCP_GRAPHS).
-        "CHAINLIT_MCP_GRAPHS": "simple-graph",
         "CHAINLIT_CATALOG_TTL": "1",
         "DEMO_API_REPORT_STEP_SECONDS": "2",
     }
@@ -438,6 +435,128 @@ def test_mcp_question_answered_from_the_demo_database(person: ChainlitUser) -> N
     person.expect_text("demo_db-execute_sql")
     person.expect_text("legacy-portal")
     person.expect_text("Tool outputs:")
+    person.wait_idle()
+    person.shot("mcp call and answer")
+    assert "legacy-portal" in person.answers()[-1]
+
+
+def note_files(stack: dict[str, str]) -> set[str]:
+    with files_service(stack) as files:
+        listed = files.get("/files", params={"limit": 10000}).json()["data"]
+    return {f["id"] for f in listed if f["filename"].startswith("note-")}
+
+
+def test_advanced_graph_plain_chat_streams(person: ChainlitUser) -> None:
+    person.pick("advanced-graph")
+    person.send("Explain why idempotency matters.")
+    person.expect_text('You said: "Explain why idempotency matters."')
+    person.wait_idle()
+    person.shot("advanced-graph answer")
+    assert person.stream_tokens > 5
+
+
+def test_advanced_graph_quotes_an_attached_file(person: ChainlitUser, tmp_path: Path) -> None:
+    brief = tmp_path / "brief.txt"
+    brief.write_text("The project marker is FILE_INPUT_OK.")
+    person.pick("advanced-graph")
+    person.page.set_input_files("#upload-button-input", str(brief))
+    person.expect_text("brief.txt")
+    person.send("Summarize this file.")
+    person.expect_text("FILE_INPUT_OK")
+    person.wait_idle()
+    person.shot("answer quotes the file")
+    assert "FILE_INPUT_OK" in person.answers()[-1]
+
+
+def test_advanced_graph_research_shows_commentary_and_a_clickable_citation(
+    person: ChainlitUser, stack: dict[str, str]
+) -> None:
+    question = "Look up the LangGraph interrupts guidance"
+    person.pick("advanced-graph")
+    person.send(question)
+    person.expect_text("Searching the web")
+    person.expect_text("Sources")
+    person.wait_idle()
+    person.shot("research with sources")
+    returned = httpx.get(
+        f"http://127.0.0.1:{stack['SEARXNG_PORT']}/search",
+        params={"q": question, "format": "json"},
+        timeout=10.0,
+    ).json()
+    urls = {result["url"] for result in returned["results"]}
+    links = person.page.locator("a[href^='https://']")
+    cited = [h for i in range(links.count()) if (h := links.nth(i).get_attribute("href")) in urls]
+    assert cited, f"no link on the page is among SearXNG's results {urls}"
+    link = person.page.locator(f"a[href='{cited[0]}']").first
+    # No internet here: the click is answered locally, which proves where it leads.
+    person.page.context.route(cited[0], lambda route: route.fulfill(body="cited page"))
+    with person.page.context.expect_page() as opened:
+        link.click()
+    opened.value.wait_for_load_state()
+    assert opened.value.url == cited[0] and "cited page" in opened.value.inner_text("body")
+
+
+def test_advanced_graph_save_approve_then_a_later_question_finds_the_note(
+    person: ChainlitUser, stack: dict[str, str]
+) -> None:
+    before = note_files(stack)
+    person.pick("advanced-graph")
+    person.send("Remember this exact note: retries need idempotency keys.")
+    person.expect_text("Review requested")
+    person.expect_text("retries need idempotency keys.", count=2)  # the request and the draft
+    person.expect_text(".md")
+    person.shot("note review")
+    filename = re.search(r"note-[a-z0-9-]+\.md", person.text())
+    assert filename, "the review names the file it will store"
+    assert note_files(stack) == before  # nothing is uploaded before the approval
+    person.click_button("Approve")
+    person.expect_text("Saving the approved note")
+    person.wait_idle(timeout=90)
+    person.shot("note saved")
+    assert len(note_files(stack) - before) == 1
+    person.send("Search shared knowledge: what do retries need?")
+    person.expect_text("[K1]")
+    person.wait_idle()
+    person.shot("the note is found")
+    assert filename.group(0) in person.answers()[-1]
+
+
+def test_advanced_graph_reject_stores_nothing(person: ChainlitUser, stack: dict[str, str]) -> None:
+    before = note_files(stack)
+    person.pick("advanced-graph")
+    person.send("Remember this exact note: the staging bucket is temporary.")
+    person.expect_text("Review requested")
+    person.click_button("Reject")
+    person.expect_text("Rejected: the note was not saved, and nothing was stored.")
+    person.wait_idle()
+    person.shot("note rejected")
+    assert note_files(stack) == before
+
+
+def test_advanced_graph_revise_shows_the_feedback_in_a_second_review(
+    person: ChainlitUser, stack: dict[str, str]
+) -> None:
+    before = note_files(stack)
+    person.pick("advanced-graph")
+    person.send("Remember this exact note: deploys happen on Tuesdays.")
+    person.expect_text("Review requested")
+    person.send("Add that Fridays are frozen")
+    person.expect_text("Review requested", count=2)
+    person.expect_text("Revision: Add that Fridays are frozen")
+    person.shot("second review with the feedback")
+    person.click_button("Reject")
+    person.wait_idle()
+    assert note_files(stack) == before
+
+
+def test_advanced_graph_answers_an_mcp_question_from_the_demo_database(
+    person: ChainlitUser,
+) -> None:
+    # advanced-graph declares mcp_tools: the gateway's MCP tools are offered by that feature.
+    person.pick("advanced-graph")
+    person.send("SELECT name FROM projects ORDER BY name -- demo db execute sql")
+    person.expect_text("demo_db-execute_sql")
+    person.expect_text("legacy-portal")
     person.wait_idle()
     person.shot("mcp call and answer")
     assert "legacy-portal" in person.answers()[-1]
