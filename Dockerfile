@@ -4,7 +4,9 @@
 #   files           the Files service: the OpenAI Files API and vector stores
 #   gateway-jobs    the gateways' one-shot jobs: LiteLLM/Bifrost catalog sync, MCP demo database
 # Build context: the repository root. SearXNG (third-party, from pinned requirements) keeps its
-# own services/searxng/Dockerfile; the gateways themselves run from their official images.
+# own services/searxng/Dockerfile, and the Chainlit UI (first-party code on Chainlit's pinned
+# closure, installed with pip like SearXNG's) its own ui/chainlit/Dockerfile; the gateways
+# themselves run from their official images.
 
 # --- base: uv and the workspace manifests, shared by every target ---------------------------
 FROM python:3.11-slim AS base

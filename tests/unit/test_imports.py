@@ -18,9 +18,19 @@ SOURCE_ROOTS = [
     *sorted(ROOT.glob("services/*/src")),
     ROOT / "graphs" / "src",
     ROOT / "gateways" / "src",
+    ROOT / "ui" / "client" / "src",
+    ROOT / "ui" / "chainlit",
     ROOT,  # the scripts package
 ]
-PACKAGES = ("lgos", "offline_model", "files_service", "lgos_demo_graphs", "lgos_gateways")
+PACKAGES = (
+    "lgos",
+    "offline_model",
+    "files_service",
+    "lgos_demo_graphs",
+    "lgos_gateways",
+    "lgos_ui",
+    "lgos_chainlit",
+)
 
 
 def module_files() -> dict[str, Path]:

@@ -21,10 +21,12 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / "Dockerfile"
-# The first-party images are stages of the root Dockerfile; SearXNG (third-party) has its own.
-DOCKERFILES = [DOCKERFILE, ROOT / "services" / "searxng" / "Dockerfile"]
+# The first-party images are stages of the root Dockerfile; SearXNG (third-party) has its own, and
+# so has the Chainlit UI (its app on Chainlit's pinned pip closure, like SearXNG's).
+CHAINLIT_DOCKERFILE = ROOT / "ui" / "chainlit" / "Dockerfile"
+DOCKERFILES = [DOCKERFILE, ROOT / "services" / "searxng" / "Dockerfile", CHAINLIT_DOCKERFILE]
+# Open WebUI: the official image plus lgos_ui and the pipe (test_open_webui_image_* below).
 OPEN_WEBUI_DOCKERFILE = ROOT / "ui" / "open-webui" / "Dockerfile"
-THIRD_PARTY_IMAGES = {"searxng", "open-webui", "chainlit"}
 BIN = Path(sys.executable).parent
 # service: (host port, container port)
 FIXED_PORTS = {
@@ -85,8 +87,12 @@ def test_compose_builds_first_party_images_from_the_root_dockerfile() -> None:
     assert targets == set(stages()) - {"base"}, "every target is built, and only targets are"
     for name, build in built.items():
         assert build["context"] == ".", name
-        # Third-party servers (SearXNG, the two UIs) keep their own Dockerfiles.
-        assert build["dockerfile"] == "Dockerfile" or name in THIRD_PARTY_IMAGES, name
+        own = {
+            "searxng": "services/searxng/Dockerfile",
+            "chainlit": "ui/chainlit/Dockerfile",
+            "open-webui": "ui/open-webui/Dockerfile",
+        }
+        assert build["dockerfile"] in ("Dockerfile", own.get(name)), name
     # Every target starts from the shared base, which alone installs uv and the manifests.
     for target, text in stages().items():
         assert (target == "base") == text.startswith("FROM python:"), target
@@ -291,14 +297,7 @@ def test_non_root_jobs_own_the_volumes_they_write() -> None:
     assert written <= set(created.group(1).split()) and written <= set(owned.group(1).split())
 
 
-CHAINLIT_DOCKERFILE = ROOT / "ui" / "chainlit" / "Dockerfile"
-
-
-def test_chainlit_image_lints_clean_and_runs_what_the_native_venv_runs() -> None:
-    hadolint = shutil.which("hadolint", path=str(BIN)) or shutil.which("hadolint")
-    assert hadolint
-    result = subprocess.run([hadolint, str(CHAINLIT_DOCKERFILE)], capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout + result.stderr
+def test_chainlit_image_runs_what_the_native_venv_runs() -> None:
     text = CHAINLIT_DOCKERFILE.read_text()
     for source in re.findall(r"^COPY (\S+) ", text, flags=re.MULTILINE):
         assert (ROOT / source).exists(), source

@@ -12,12 +12,10 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
-import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
+# Chainlit puts this file's folder on sys.path while it loads it: lgos_chainlit imports from here.
 import chainlit as cl
 from chainlit.data.chainlit_data_layer import ChainlitDataLayer
 from chainlit.types import ThreadDict
