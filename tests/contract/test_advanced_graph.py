@@ -154,6 +154,9 @@ async def test_plain_chat_has_no_commentary_and_no_tool_calls(client: AsyncOpenA
 
     events = await streamed(client, prompt)
     assert commentary(events) == []
+    streamed_text = "".join(e.delta for e in events if e.type == "response.output_text.delta")
+    assert '"intent"' not in streamed_text  # the private classification never streams
+    assert streamed_text == events[-1].response.output_text
     done = [e.item for e in events if e.type == "response.output_item.done"]
     assert [(i.type, i.phase) for i in done] == [("message", "final_answer")]
     assert events[-1].type == "response.completed"

@@ -9,20 +9,10 @@ import openai
 import pytest
 from openai import AsyncOpenAI
 
+from tests.support.advanced import CALCULATE_SUM
+
 pytestmark = pytest.mark.asyncio
 
-CALCULATE_SUM = {
-    "type": "function",
-    "name": "calculate_sum",
-    "description": "Add a list of integers.",
-    "parameters": {
-        "type": "object",
-        "properties": {"numbers": {"type": "array", "items": {"type": "integer"}}},
-        "required": ["numbers"],
-        "additionalProperties": False,
-    },
-    "strict": True,
-}
 CHAT_CALCULATE_SUM = {
     "type": "function",
     "function": {k: v for k, v in CALCULATE_SUM.items() if k != "type"},

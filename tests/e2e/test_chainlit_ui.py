@@ -100,6 +100,12 @@ class ChainlitUser(Person):
         self.page.fill("#chat-input", text)
         self.page.keyboard.press("Enter")
 
+    def ask(self, text: str, expect: str) -> None:
+        """Send a message, see ``expect`` appear, wait for the run to end."""
+        self.send(text)
+        self.expect_text(expect)
+        self.wait_idle()
+
     def wait_idle(self, timeout: float = 60.0) -> None:
         """The run is over when Chainlit's stop button is gone."""
         self.page.wait_for_timeout(300)
@@ -214,9 +220,7 @@ def test_login_shows_one_profile_per_graph_with_its_description(person: Chainlit
 
 def test_plain_chat_streams_the_answer(person: ChainlitUser) -> None:
     person.pick("simple-graph")
-    person.send("What does a checkpointer do?")
-    person.expect_text('You said: "What does a checkpointer do?"')
-    person.wait_idle()
+    person.ask("What does a checkpointer do?", 'You said: "What does a checkpointer do?"')
     person.shot("streamed answer")
     assert person.stream_tokens > 5, "the answer arrived whole, not token by token"
     assert person.answers()[-1].startswith("[offline-model: deterministic stand-in")
@@ -228,31 +232,23 @@ def test_plain_chat_streams_the_answer(person: ChainlitUser) -> None:
 
 def test_settings_change_the_answer(person: ChainlitUser) -> None:
     person.pick("simple-graph")
-    person.send("Explain retries.")
-    person.expect_text("for a general audience")
-    person.wait_idle()
+    person.ask("Explain retries.", "for a general audience")
     person.choose_setting("audience", "expert")
-    person.send("Explain retries again.")
-    person.expect_text("for a expert audience")
-    person.wait_idle()
+    person.ask("Explain retries again.", "for a expert audience")
     person.shot("answer for experts")
 
 
 def test_refusal_incomplete_and_failure_are_shown_as_such(person: ChainlitUser) -> None:
     person.pick("response-outcomes")
     person.choose_setting("outcome", "refusal")
-    person.send("Do the forbidden thing.")
-    person.expect_text("Refused: I can't help with that request.")
-    person.wait_idle()
+    person.ask("Do the forbidden thing.", "Refused: I can't help with that request.")
     person.choose_setting("outcome", "incomplete")
-    person.send("Tell me a long story about queues.")
-    person.expect_text("The answer is incomplete (max_output_tokens).")
-    person.wait_idle()
+    person.ask(
+        "Tell me a long story about queues.", "The answer is incomplete (max_output_tokens)."
+    )
     assert person.answers()[-1].startswith("[offline-model")  # the partial text stays
     person.choose_setting("outcome", "failure")
-    person.send("Fail after a partial answer.")
-    person.expect_text("The graph failed:")
-    person.wait_idle()
+    person.ask("Fail after a partial answer.", "The graph failed:")
     person.shot("refusal, incomplete and failed turns")
 
 
@@ -344,9 +340,7 @@ def test_review_revise_then_approve(person: ChainlitUser) -> None:
 def pending_review(person: ChainlitUser, request: str) -> None:
     """A review waiting in a persisted thread."""
     person.pick("interruptible-approval")
-    person.send(request)
-    person.expect_text("Review requested")
-    person.wait_idle()
+    person.ask(request, "Review requested")
     person.page.wait_for_url(re.compile(r"/thread/"))
     person.shot("pending review")
 
@@ -394,9 +388,7 @@ def test_an_attached_file_reaches_the_graph_through_the_files_service(
     person.page.set_input_files("#upload-button-input", str(brief))
     person.expect_text("brief.txt")
     person.shot("file attached")
-    person.send("Summarize this file.")
-    person.expect_text("Files: file-")
-    person.wait_idle()
+    person.ask("Summarize this file.", "Files: file-")
     person.shot("answer names the file")
     file_id = re.search(r"Files: (file-[A-Za-z0-9]+)", person.answers()[-1])
     assert file_id, person.answers()[-1]
@@ -597,9 +589,7 @@ def test_zz_a_stripped_extension_shows_the_limited_functionality_notice(
     person.pick("citation-events")
     person.expect_text("Limited functionality")
     person.shot("limited notice")
-    person.send("Hello there")
-    person.expect_text('You said: "Hello there"')
-    person.wait_idle()
+    person.ask("Hello there", 'You said: "Hello there"')
     person.shot("plain chat still works")
 
 

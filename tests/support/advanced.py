@@ -109,7 +109,7 @@ def answer_review(response: Any, output: str) -> list[dict[str, Any]]:
     ]
 
 
-CALCULATE_SUM = {
+CALCULATE_SUM = {  # the spec's client function (its Python SDK examples)
     "type": "function",
     "name": "calculate_sum",
     "description": "Add a list of integers.",

@@ -26,8 +26,8 @@ DOCKERFILE = ROOT / "Dockerfile"
 # so has the Chainlit UI (its app on Chainlit's pinned pip closure, like SearXNG's).
 CHAINLIT_DOCKERFILE = ROOT / "ui" / "chainlit" / "Dockerfile"
 DOCKERFILES = [DOCKERFILE, ROOT / "services" / "searxng" / "Dockerfile", CHAINLIT_DOCKERFILE]
+# Open WebUI: the official image plus lgos_ui and the pipe (test_open_webui_image_* below).
 OPEN_WEBUI_DOCKERFILE = ROOT / "ui" / "open-webui" / "Dockerfile"
-THIRD_PARTY_IMAGES = {"searxng", "open-webui", "chainlit"}
 BIN = Path(sys.executable).parent
 # service: (host port, container port)
 FIXED_PORTS = {
@@ -88,8 +88,12 @@ def test_compose_builds_first_party_images_from_the_root_dockerfile() -> None:
     assert targets == set(stages()) - {"base"}, "every target is built, and only targets are"
     for name, build in built.items():
         assert build["context"] == ".", name
-        # Third-party servers (SearXNG, the two UIs) keep their own Dockerfiles.
-        assert build["dockerfile"] == "Dockerfile" or name in THIRD_PARTY_IMAGES, name
+        own = {
+            "searxng": "services/searxng/Dockerfile",
+            "chainlit": "ui/chainlit/Dockerfile",
+            "open-webui": "ui/open-webui/Dockerfile",
+        }
+        assert build["dockerfile"] in ("Dockerfile", own.get(name)), name
     # Every target starts from the shared base, which alone installs uv and the manifests.
     for target, text in stages().items():
         assert (target == "base") == text.startswith("FROM python:"), target
