@@ -492,6 +492,7 @@ def test_advanced_graph_save_approve_then_a_later_question_finds_the_note(
     assert note_files(stack) == before  # nothing is uploaded before the approval
     person.click_button("Approve")
     person.expect_text("Saving the approved note")
+    person.expect_text(f"Saved the approved note as {filename}", timeout=90)
     person.wait_idle(timeout=90)
     person.shot("note saved")
     assert len(note_files(stack) - before) == 1
