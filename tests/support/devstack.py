@@ -11,23 +11,12 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from scripts.devstack import PORT_VARIABLES as COMPONENT_PORTS
 from tests.support.servers import ROOT, free_port
 
 DEVSTACK = [sys.executable, str(ROOT / "scripts" / "devstack.py")]
-PORT_VARIABLES = (
-    "LGOS_PORT",
-    "LGOS_WORKER_PORT",
-    "OFFLINE_MODEL_PORT",
-    "SEARXNG_PORT",
-    "POSTGRES_PORT",
-    "REDIS_PORT",
-    "OPENAI_GATEWAY_PORT",
-    "MCP_DEMO_DB_PORT",
-    "FILES_PORT",
-    "EMBEDDINGS_PORT",
-    "CHAINLIT_PORT",
-    "OPEN_WEBUI_PORT",
-)
+PORT_VARIABLES = tuple(variable for variable, _ in COMPONENT_PORTS.values())
+"""Every port variable the stack runner reads: a private stack overrides them all."""
 GATEWAY_KEY = "sk-lgos-local-dev"
 """The stack's local default gateway key (tests unset OPENAI_GATEWAY_API_KEY)."""
 
