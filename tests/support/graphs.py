@@ -392,6 +392,49 @@ def slow_before_interrupt_graph() -> Any:
     return builder.compile()
 
 
+def _count(name: str) -> None:
+    """One line more per call: a side effect tests can count (a duplicate run shows as two)."""
+    directory = os.environ.get("LGOS_TEST_MARKERS")
+    if directory:
+        with Path(directory, name).open("a") as out:
+            out.write("1\n")
+
+
+def counted_after_resume_graph() -> Any:
+    """Asks once; after the answer works for ``seconds``, then records ``effect-<answer>`` once."""
+
+    def ask(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [HumanMessage(content=str(interrupt({"question": "go?"})))]}
+
+    async def work(state: MessagesState, runtime: Runtime[SlowInterruptSettings]) -> dict[str, Any]:
+        answer = str(state["messages"][-1].content)
+        _marker(f"resumed-{answer}")
+        await asyncio.sleep((runtime.context or SlowInterruptSettings()).seconds)
+        _count(f"effect-{answer}")
+        return {"messages": [AIMessage(content=f"done after {answer}")]}
+
+    builder = StateGraph(MessagesState, context_schema=SlowInterruptSettings)
+    builder.add_node("ask", ask)
+    builder.add_node("work", work)
+    builder.add_edge(START, "ask")
+    builder.add_edge("ask", "work")
+    return builder.compile()
+
+
+def counted_slow_graph() -> Any:
+    """Like ``slow_graph``, and records ``effect-<input>`` once per finished run."""
+    model = ScriptedFakeChatModel.saying(SCRIPTED_TEXT, usage=ANSWER_USAGE)
+
+    async def node(state: MessagesState, runtime: Runtime[SlowSettings]) -> dict[str, Any]:
+        key = str(state["messages"][-1].content)
+        _marker(f"started-{key}")
+        await asyncio.sleep((runtime.context or SlowSettings()).seconds)
+        _count(f"effect-{key}")
+        return {"messages": [await model.ainvoke(state["messages"])]}
+
+    return _single_node(node, SlowSettings)
+
+
 def notes_graph() -> Any:
     """Keeps notes in the deployment's LangGraph Store: 'remember X' adds, anything else lists."""
 
@@ -524,6 +567,21 @@ def create_registry() -> GraphRegistry:
             graph=lambda: scripted_graph(delay=0.25),
             description="Streams slowly; background.",
             features=frozenset({GraphFeature.BACKGROUND}),
+        ),
+        "slow-stream": GraphConfig(
+            graph=lambda: scripted_graph(delay=0.3), description="Streams slowly."
+        ),
+        "counted-background": GraphConfig(
+            graph=counted_slow_graph,
+            description="Silent, then answers and counts its side effect; background.",
+            client_settings=SlowSettings,
+            features=frozenset({GraphFeature.BACKGROUND}),
+        ),
+        "counted-after-resume": GraphConfig(
+            graph=counted_after_resume_graph,
+            description="Works for a while after the answer, then counts its side effect.",
+            features=frozenset({GraphFeature.INTERRUPTS}),
+            client_settings=SlowInterruptSettings,
         ),
         "broken-background": GraphConfig(
             graph=lambda: failing_graph(RuntimeError(SECRET), partial=True),
