@@ -11,9 +11,14 @@ docs/reliability.md; the asserted bounds are the configured ones plus slack for 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import io
+import os
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,9 +31,10 @@ from lgos.background.records import WORKER_LOST_MESSAGE
 from openai import AsyncOpenAI
 
 from tests.contract.test_background import TERMINAL, slow
-from tests.support.clients import sdk_client
+from tests.support.clients import sdk_client, sync_sdk_client
+from tests.support.files import API_KEY, files_client, scratch_database
 from tests.support.graphs import SCRIPTED_TEXT
-from tests.support.servers import Server, serve_lgos
+from tests.support.servers import Server, free_port, serve, serve_lgos
 from tests.support.shared_state import shared_env
 
 pytestmark = pytest.mark.asyncio
@@ -288,4 +294,182 @@ async def test_worker_killed_mid_run(stack: Stack, survivor: AsyncOpenAI, marker
     print(
         f"\nworker kill: running job failed {failed_after:.2f}s after the kill; the queued "
         f"one completed {queued_after:.2f}s after the next worker was up"
+    )
+
+
+async def retry_until_not_busy(
+    client: AsyncOpenAI, request: dict[str, Any], since: float, bound: float
+) -> Any:
+    """Retry a resume that gets ``run_busy`` (the dead holder's lease) until it runs."""
+    while True:
+        try:
+            return await client.responses.create(**request)
+        except openai.ConflictError as busy:
+            if busy.code != "run_busy":
+                raise
+        assert time.monotonic() - since < bound, "the dead holder's lease stuck"
+        await asyncio.sleep(0.1)
+
+
+async def test_worker_killed_mid_background_resume(
+    stack: Stack, survivor: AsyncOpenAI, markers: Path
+) -> None:
+    key = f"bg-resume-{uuid.uuid4().hex[:8]}"
+    paused = await survivor.responses.create(model="counted-after-resume", input="pause")
+    resume: dict[str, Any] = {
+        "model": "counted-after-resume",
+        "previous_response_id": paused.id,
+        "input": [answer(paused.output[0], key)],
+        "metadata": slow(30),
+    }
+    with serve_lgos("worker", TARGET, env=stack.env, log=stack.logs / "doomed-bg.log") as doomed:
+        queued = await survivor.responses.create(**resume, background=True)
+        await wait_for(markers / f"resumed-{key}")
+        killed_at = kill(doomed)
+    seen: list[str] = []
+    lost = await history(survivor, queued.id, seen, STALE_AFTER + SLACK)
+    assert seen[-1] == "failed" and "completed" not in seen
+    assert lost.error is not None and lost.error.message == WORKER_LOST_MESSAGE
+    # The paused checkpoint survived the dead worker: the resume runs again, exactly once.
+    resume["metadata"] = slow(0)
+    done = await retry_until_not_busy(survivor, resume, killed_at, LEASE_TTL + SLACK)
+    recovered = time.monotonic() - killed_at
+    assert done.output_text == f"done after {key}"
+    assert effects(markers, key) == 1
+    assert (await survivor.responses.retrieve(queued.id)).status == "failed"
+    print(f"\nworker kill mid-resume: failed, then resumed {recovered:.2f}s after the kill")
+
+
+MiB = 1024 * 1024
+ORPHAN_GRACE = 1.0
+FILES_SWEEP = 0.5
+
+
+class GatedBody(io.RawIOBase):
+    """An upload body whose first ``before`` bytes flow at once; the rest wait for ``gate``
+    (the test kills the service meanwhile, so the rest never arrives)."""
+
+    def __init__(self, size: int, before: int) -> None:
+        self.size, self.before, self.sent = size, before, 0
+        self.reached, self.gate = threading.Event(), threading.Event()
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        if self.sent >= self.before and not self.gate.is_set():
+            self.reached.set()
+            self.gate.wait(30)
+        size = min(64 * 1024 if size < 0 else size, self.size - self.sent)
+        self.sent += size
+        return b"g" * size
+
+
+@dataclass
+class FilesStack:
+    env: dict[str, str]
+    postgres_uri: str
+    storage: Path
+    spool: Path
+    logs: Path
+
+    @contextmanager
+    def process(self, name: str) -> Iterator[Server]:
+        port = free_port()
+        env = {**self.env, "FILES_PORT": str(port)}
+        with serve(["files_service"], port=port, env=env, log=self.logs / f"{name}.log") as s:
+            yield s
+
+    def rows(self) -> int:
+        with psycopg.connect(self.postgres_uri) as conn:
+            row = conn.execute("SELECT count(*) FROM files").fetchone()
+        assert row is not None
+        return int(row[0])
+
+    def stored(self) -> list[Path]:
+        return sorted(p for p in self.storage.rglob("*") if p.is_file())
+
+    def spooled(self) -> list[Path]:
+        return sorted(p for p in self.spool.rglob("*") if p.is_file())
+
+
+@pytest.fixture
+def files_stack(tmp_path: Path) -> Iterator[FilesStack]:
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    with scratch_database() as uri:
+        env = {
+            "FILES_POSTGRES_URI": uri,
+            "FILES_STORAGE_DIR": str(tmp_path / "storage"),
+            "FILES_API_KEYS": API_KEY,
+            "FILES_MAX_UPLOAD_BYTES": str(256 * MiB),
+            "FILES_SWEEP_INTERVAL": str(FILES_SWEEP),
+            "FILES_ORPHAN_GRACE": str(ORPHAN_GRACE),
+            "TMPDIR": str(spool),  # where the multipart parser spools the file part
+        }
+        yield FilesStack(env, uri, tmp_path / "storage", spool, tmp_path)
+
+
+async def wait_until(check: Any, timeout: float, what: str) -> float:
+    started = time.monotonic()
+    while not check():
+        assert time.monotonic() - started < timeout, what
+        await asyncio.sleep(0.05)
+    return time.monotonic() - started
+
+
+async def test_files_killed_mid_upload(files_stack: FilesStack) -> None:
+    fs = files_stack
+    # 1. Killed while the body is still arriving (the parser has spooled 16 MiB of it).
+    with fs.process("files-a") as victim:
+        sdk = sync_sdk_client(f"{victim.url}/v1", api_key=API_KEY)
+        body = GatedBody(64 * MiB, before=16 * MiB)
+        upload = asyncio.ensure_future(
+            asyncio.to_thread(
+                sdk.files.create,
+                file=("big.bin", body, "application/octet-stream"),
+                purpose="assistants",
+            )
+        )
+        assert await asyncio.to_thread(body.reached.wait, 30)
+        await asyncio.sleep(0.3)  # the service has read what was sent
+        kill(victim)
+        body.gate.set()
+        with pytest.raises(openai.APIConnectionError):
+            await upload
+    assert fs.rows() == 0
+    assert fs.stored() == [] and fs.spooled() == []  # the spool file had no name to leave
+    # 2. Killed while the bytes are being written to storage (after the body arrived).
+    data = os.urandom(96 * MiB)
+    incoming = fs.storage / ".incoming"
+    with fs.process("files-b") as victim:
+        async with files_client(f"{victim.url}/v1") as sdk:
+            upload = asyncio.ensure_future(
+                sdk.files.create(file=("big.bin", data), purpose="assistants")
+            )
+            while not any(incoming.glob("*.part")):
+                assert not upload.done(), "the write to storage finished before it was seen"
+                await asyncio.sleep(0.001)
+            killed_at = kill(victim)
+            with pytest.raises(openai.APIConnectionError):
+                await upload
+    # Bytes without a row: an unfinished part, or (killed in the instant between) the whole
+    # object before its row was written.
+    assert fs.stored() and fs.rows() == 0
+    # After a restart the sweep removes the part once stale; the upload can be retried.
+    with fs.process("files-c") as again:
+        restarted = time.monotonic() - killed_at
+        swept = await wait_until(
+            lambda: not fs.stored(), ORPHAN_GRACE + FILES_SWEEP + SLACK, "orphan part kept"
+        )
+        async with files_client(f"{again.url}/v1") as sdk:
+            retried = await sdk.files.create(file=("big.bin", data), purpose="assistants")
+            content = await sdk.files.content(retried.id)
+    assert content.content == data
+    assert content.response.headers["x-content-sha256"] == hashlib.sha256(data).hexdigest()
+    assert fs.rows() == 1
+    assert fs.stored() == [fs.storage / retried.id[-2:] / retried.id]
+    print(
+        f"\nfiles kill: healthy again {restarted:.2f}s after the kill, orphan swept "
+        f"{swept:.2f}s after that; the retry stored {len(data) // MiB} MiB intact"
     )

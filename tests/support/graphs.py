@@ -580,7 +580,7 @@ def create_registry() -> GraphRegistry:
         "counted-after-resume": GraphConfig(
             graph=counted_after_resume_graph,
             description="Works for a while after the answer, then counts its side effect.",
-            features=frozenset({GraphFeature.INTERRUPTS}),
+            features=frozenset({GraphFeature.INTERRUPTS, GraphFeature.BACKGROUND}),
             client_settings=SlowInterruptSettings,
         ),
         "broken-background": GraphConfig(
