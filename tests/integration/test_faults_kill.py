@@ -31,6 +31,7 @@ from lgos.background.records import WORKER_LOST_MESSAGE
 from openai import AsyncOpenAI
 
 from tests.contract.test_background import TERMINAL, slow
+from tests.integration.test_background_workers import STALE_AFTER, engine_env
 from tests.support.clients import sdk_client, sync_sdk_client
 from tests.support.files import API_KEY, files_client, scratch_database
 from tests.support.graphs import SCRIPTED_TEXT
@@ -41,9 +42,6 @@ pytestmark = pytest.mark.asyncio
 
 TARGET = "tests.support.graphs:create_registry"
 LEASE_TTL = 2.0
-HEARTBEAT = 0.3
-STALE_AFTER = 1.5
-SWEEP_INTERVAL = 0.3
 SLACK = 3.0
 """Process scheduling on a shared 2-core machine; added to every configured bound."""
 
@@ -65,15 +63,8 @@ def stack(
 ) -> Iterator[Stack]:
     """One LGOS process that survives; each test starts (and kills) its own victims."""
     logs = tmp_path_factory.mktemp("faults-kill")
-    env = {
-        **shared_env(postgres_uri, offline_model, logs, LEASE_TTL),
-        "LGOS_BACKGROUND": "distributed",
-        "LGOS_BACKGROUND_QUEUE": f"lgos-test-kill:{uuid.uuid4().hex[:8]}",
-        "LGOS_TEST_MARKERS": str(markers),
-        "LGOS_WORKER_HEARTBEAT": str(HEARTBEAT),
-        "LGOS_WORKER_STALE_AFTER": str(STALE_AFTER),
-        "LGOS_BACKGROUND_SWEEP_INTERVAL": str(SWEEP_INTERVAL),
-    }
+    base = shared_env(postgres_uri, offline_model, logs, LEASE_TTL)
+    env = engine_env(base, f"lgos-test-kill:{uuid.uuid4().hex[:8]}", markers)
     with serve_lgos("serve", TARGET, env=env, log=logs / "survivor.log") as survivor:
         yield Stack(env, postgres_uri, survivor, logs)
 
@@ -104,6 +95,16 @@ async def wait_for(path: Path, timeout: float = 20.0) -> None:
 
 def answer(call: Any, output: str) -> dict[str, Any]:
     return {"type": "function_call_output", "call_id": call.call_id, "output": output}
+
+
+def resume_request(paused: Any, output: str, seconds: float) -> dict[str, Any]:
+    """Answer the paused ``counted-after-resume`` run; it then works ``seconds``."""
+    return {
+        "model": "counted-after-resume",
+        "previous_response_id": paused.id,
+        "input": [answer(paused.output[0], output)],
+        "metadata": slow(seconds),
+    }
 
 
 async def checkpoint_threads(postgres_uri: str) -> int:
@@ -162,12 +163,7 @@ async def test_lgos_killed_mid_stream(stack: Stack, survivor: AsyncOpenAI, marke
     # The killed first run left no checkpoint behind; the run paused before the kill resumes
     # on the survivor, and its side effect happens once.
     assert await checkpoint_threads(stack.postgres_uri) == threads
-    resumed = await survivor.responses.create(
-        model="counted-after-resume",
-        previous_response_id=paused.id,
-        input=[answer(paused.output[0], f"stream-{key}")],
-        metadata=slow(0),
-    )
+    resumed = await survivor.responses.create(**resume_request(paused, f"stream-{key}", 0))
     assert resumed.output_text == f"done after stream-{key}"
     assert effects(markers, f"stream-{key}") == 1
     print(
@@ -181,12 +177,7 @@ async def test_lgos_killed_mid_resume(stack: Stack, survivor: AsyncOpenAI, marke
     with serve_lgos("serve", TARGET, env=stack.env, log=stack.logs / "victim-resume.log") as v:
         async with sdk_client(f"{v.url}/v1") as victim:
             paused = await victim.responses.create(model="counted-after-resume", input="pause")
-            resume: dict[str, Any] = {
-                "model": "counted-after-resume",
-                "previous_response_id": paused.id,
-                "input": [answer(paused.output[0], key)],
-                "metadata": slow(30),
-            }
+            resume = resume_request(paused, key, 30)
             pending = asyncio.ensure_future(victim.responses.create(**resume, stream=True))
             await wait_for(markers / f"resumed-{key}")  # mid-resume: holding the lease
             killed_at = kill(v)
@@ -236,19 +227,19 @@ async def history(client: AsyncOpenAI, response_id: str, seen: list[str], timeou
 
 async def test_worker_killed_mid_run(stack: Stack, survivor: AsyncOpenAI, markers: Path) -> None:
     key, queued_key = f"job-{uuid.uuid4().hex[:8]}", f"next-{uuid.uuid4().hex[:8]}"
-    idempotency = {"Idempotency-Key": f"kill-{key}"}
+    long_job: dict[str, Any] = {
+        "model": "slow-background",
+        "input": key,
+        "background": True,
+        "metadata": slow(30),
+        "extra_headers": {"Idempotency-Key": f"kill-{key}"},
+    }
     one_at_a_time = {**stack.env, "LGOS_WORKER_CONCURRENCY": "1"}
     with serve_lgos("worker", TARGET, env=one_at_a_time, log=stack.logs / "doomed.log") as doomed:
-        running = await survivor.responses.create(
-            model="counted-background",
-            input=key,
-            background=True,
-            metadata=slow(30),
-            extra_headers=idempotency,
-        )
+        running = await survivor.responses.create(**long_job)
         await wait_for(markers / f"started-{key}")
         waiting = await survivor.responses.create(
-            model="counted-background", input=queued_key, background=True, metadata=slow(0)
+            model="slow-background", input=queued_key, background=True, metadata=slow(0)
         )
         seen = [(await survivor.responses.retrieve(running.id)).status]
         assert seen == ["in_progress"]
@@ -270,16 +261,10 @@ async def test_worker_killed_mid_run(stack: Stack, survivor: AsyncOpenAI, marker
         assert effects(markers, queued_key) == 1
         # Retrying with the same key returns the failed Response, not a second run; a new
         # Response runs once.
-        again = await survivor.responses.create(
-            model="counted-background",
-            input=key,
-            background=True,
-            metadata=slow(30),
-            extra_headers=idempotency,
-        )
+        again = await survivor.responses.create(**long_job)
         assert again.id == running.id and again.status == "failed"
         retry = await survivor.responses.create(
-            model="counted-background", input=key, background=True, metadata=slow(0)
+            model="slow-background", input=key, background=True, metadata=slow(0)
         )
         assert (await history(survivor, retry.id, [], 20.0)).status == "completed"
     assert (await survivor.responses.retrieve(running.id)).status == "failed"
@@ -316,12 +301,7 @@ async def test_worker_killed_mid_background_resume(
 ) -> None:
     key = f"bg-resume-{uuid.uuid4().hex[:8]}"
     paused = await survivor.responses.create(model="counted-after-resume", input="pause")
-    resume: dict[str, Any] = {
-        "model": "counted-after-resume",
-        "previous_response_id": paused.id,
-        "input": [answer(paused.output[0], key)],
-        "metadata": slow(30),
-    }
+    resume = resume_request(paused, key, 30)
     with serve_lgos("worker", TARGET, env=stack.env, log=stack.logs / "doomed-bg.log") as doomed:
         queued = await survivor.responses.create(**resume, background=True)
         await wait_for(markers / f"resumed-{key}")

@@ -175,8 +175,17 @@ def _marker(name: str) -> None:
         Path(directory, name).write_text(name)
 
 
+def _count(name: str) -> None:
+    """One line more per call: a side effect tests can count (a duplicate run shows as two)."""
+    directory = os.environ.get("LGOS_TEST_MARKERS")
+    if directory:
+        with Path(directory, name).open("a") as out:
+            out.write("1\n")
+
+
 def slow_graph() -> Any:
-    """Silent for ``seconds``, then answers; leaves markers so tests can see cancellation."""
+    """Silent for ``seconds``, then answers; leaves markers so tests can see cancellation, and
+    counts ``effect-<input>`` once per finished run."""
     model = ScriptedFakeChatModel.saying(SCRIPTED_TEXT, usage=ANSWER_USAGE)
 
     async def node(state: MessagesState, runtime: Runtime[SlowSettings]) -> dict[str, Any]:
@@ -188,6 +197,7 @@ def slow_graph() -> Any:
             _marker(f"cancelled-{key}")
             raise
         _marker(f"finished-{key}")
+        _count(f"effect-{key}")
         return {"messages": [await model.ainvoke(state["messages"])]}
 
     return _single_node(node, SlowSettings)
@@ -354,17 +364,21 @@ class SlowInterruptSettings(ClientSettings):
 
 
 def slow_after_resume_graph() -> Any:
-    """Asks once; after the answer works for ``seconds`` (or fails), then answers."""
+    """Asks once; after the answer works for ``seconds`` (or fails), then counts
+    ``effect-<answer>`` and answers."""
 
     def ask(state: MessagesState) -> dict[str, Any]:
         return {"messages": [HumanMessage(content=str(interrupt({"question": "go?"})))]}
 
     async def work(state: MessagesState, runtime: Runtime[SlowInterruptSettings]) -> dict[str, Any]:
         settings = runtime.context or SlowInterruptSettings()
+        answer = str(state["messages"][-1].content)
+        _marker(f"resumed-{answer}")
         await asyncio.sleep(settings.seconds)
         if settings.fail:
             raise RuntimeError(SECRET)
-        return {"messages": [AIMessage(content=f"done after {state['messages'][-1].content}")]}
+        _count(f"effect-{answer}")
+        return {"messages": [AIMessage(content=f"done after {answer}")]}
 
     builder = StateGraph(MessagesState, context_schema=SlowInterruptSettings)
     builder.add_node("ask", ask)
@@ -390,49 +404,6 @@ def slow_before_interrupt_graph() -> Any:
     builder.add_edge(START, "work")
     builder.add_edge("work", "ask")
     return builder.compile()
-
-
-def _count(name: str) -> None:
-    """One line more per call: a side effect tests can count (a duplicate run shows as two)."""
-    directory = os.environ.get("LGOS_TEST_MARKERS")
-    if directory:
-        with Path(directory, name).open("a") as out:
-            out.write("1\n")
-
-
-def counted_after_resume_graph() -> Any:
-    """Asks once; after the answer works for ``seconds``, then records ``effect-<answer>`` once."""
-
-    def ask(state: MessagesState) -> dict[str, Any]:
-        return {"messages": [HumanMessage(content=str(interrupt({"question": "go?"})))]}
-
-    async def work(state: MessagesState, runtime: Runtime[SlowInterruptSettings]) -> dict[str, Any]:
-        answer = str(state["messages"][-1].content)
-        _marker(f"resumed-{answer}")
-        await asyncio.sleep((runtime.context or SlowInterruptSettings()).seconds)
-        _count(f"effect-{answer}")
-        return {"messages": [AIMessage(content=f"done after {answer}")]}
-
-    builder = StateGraph(MessagesState, context_schema=SlowInterruptSettings)
-    builder.add_node("ask", ask)
-    builder.add_node("work", work)
-    builder.add_edge(START, "ask")
-    builder.add_edge("ask", "work")
-    return builder.compile()
-
-
-def counted_slow_graph() -> Any:
-    """Like ``slow_graph``, and records ``effect-<input>`` once per finished run."""
-    model = ScriptedFakeChatModel.saying(SCRIPTED_TEXT, usage=ANSWER_USAGE)
-
-    async def node(state: MessagesState, runtime: Runtime[SlowSettings]) -> dict[str, Any]:
-        key = str(state["messages"][-1].content)
-        _marker(f"started-{key}")
-        await asyncio.sleep((runtime.context or SlowSettings()).seconds)
-        _count(f"effect-{key}")
-        return {"messages": [await model.ainvoke(state["messages"])]}
-
-    return _single_node(node, SlowSettings)
 
 
 def notes_graph() -> Any:
@@ -571,15 +542,9 @@ def create_registry() -> GraphRegistry:
         "slow-stream": GraphConfig(
             graph=lambda: scripted_graph(delay=0.3), description="Streams slowly."
         ),
-        "counted-background": GraphConfig(
-            graph=counted_slow_graph,
-            description="Silent, then answers and counts its side effect; background.",
-            client_settings=SlowSettings,
-            features=frozenset({GraphFeature.BACKGROUND}),
-        ),
         "counted-after-resume": GraphConfig(
-            graph=counted_after_resume_graph,
-            description="Works for a while after the answer, then counts its side effect.",
+            graph=slow_after_resume_graph,
+            description="Works for a while after the answer; background too.",
             features=frozenset({GraphFeature.INTERRUPTS, GraphFeature.BACKGROUND}),
             client_settings=SlowInterruptSettings,
         ),
