@@ -27,6 +27,9 @@ import httpx
 import openai
 import psycopg
 import pytest
+import redis as sync_redis
+import redis.asyncio as aioredis
+from lgos.background.queue import CONSUMER_GROUP, prune_consumers
 from lgos.background.records import WORKER_LOST_MESSAGE
 from openai import AsyncOpenAI
 
@@ -36,12 +39,13 @@ from tests.support.clients import sdk_client, sync_sdk_client
 from tests.support.files import API_KEY, files_client, scratch_database
 from tests.support.graphs import SCRIPTED_TEXT
 from tests.support.servers import Server, free_port, serve, serve_lgos
-from tests.support.shared_state import shared_env
+from tests.support.shared_state import REDIS_URL, shared_env
 
 pytestmark = pytest.mark.asyncio
 
 TARGET = "tests.support.graphs:create_registry"
 LEASE_TTL = 2.0
+CONSUMER_IDLE = 1.0
 SLACK = 3.0
 """Process scheduling on a shared 2-core machine; added to every configured bound."""
 
@@ -49,6 +53,7 @@ SLACK = 3.0
 @dataclass
 class Stack:
     env: dict[str, str]
+    queue: str
     postgres_uri: str
     survivor: Server
     logs: Path
@@ -64,9 +69,14 @@ def stack(
     """One LGOS process that survives; each test starts (and kills) its own victims."""
     logs = tmp_path_factory.mktemp("faults-kill")
     base = shared_env(postgres_uri, offline_model, logs, LEASE_TTL)
-    env = engine_env(base, f"lgos-test-kill:{uuid.uuid4().hex[:8]}", markers)
-    with serve_lgos("serve", TARGET, env=env, log=logs / "survivor.log") as survivor:
-        yield Stack(env, postgres_uri, survivor, logs)
+    queue = f"lgos-test-kill:{uuid.uuid4().hex[:8]}"
+    env = {**engine_env(base, queue, markers), "LGOS_WORKER_CONSUMER_IDLE": str(CONSUMER_IDLE)}
+    try:
+        with serve_lgos("serve", TARGET, env=env, log=logs / "survivor.log") as survivor:
+            yield Stack(env, queue, postgres_uri, survivor, logs)
+    finally:
+        with sync_redis.from_url(REDIS_URL) as redis:
+            redis.delete(queue)  # this module's stream only; the server is shared
 
 
 @pytest.fixture
@@ -302,10 +312,23 @@ async def test_worker_killed_mid_background_resume(
     key = f"bg-resume-{uuid.uuid4().hex[:8]}"
     paused = await survivor.responses.create(model="counted-after-resume", input="pause")
     resume = resume_request(paused, key, 30)
-    with serve_lgos("worker", TARGET, env=stack.env, log=stack.logs / "doomed-bg.log") as doomed:
-        queued = await survivor.responses.create(**resume, background=True)
-        await wait_for(markers / f"resumed-{key}")
-        killed_at = kill(doomed)
+    async with aioredis.from_url(REDIS_URL) as redis:
+        # A dead worker's name in the queue group, with nothing pending: the live worker's
+        # sweep removes it once idle for worker_consumer_idle.
+        await redis.xgroup_createconsumer(stack.queue, CONSUMER_GROUP, "ghost-worker")
+        with serve_lgos("worker", TARGET, env=stack.env, log=stack.logs / "doomed-bg.log") as w:
+            queued = await survivor.responses.create(**resume, background=True)
+            await wait_for(markers / f"resumed-{key}")
+
+            async def ghost_left() -> bool:
+                consumers = await redis.xinfo_consumers(stack.queue, CONSUMER_GROUP)
+                return b"ghost-worker" not in [c["name"] for c in consumers]
+
+            deadline = time.monotonic() + 2 * CONSUMER_IDLE + SLACK
+            while not await ghost_left():
+                assert time.monotonic() < deadline, "the dead consumer was never pruned"
+                await asyncio.sleep(0.2)
+            killed_at = kill(w)
     seen: list[str] = []
     lost = await history(survivor, queued.id, seen, STALE_AFTER + SLACK)
     assert seen[-1] == "failed" and "completed" not in seen
@@ -318,6 +341,28 @@ async def test_worker_killed_mid_background_resume(
     assert effects(markers, key) == 1
     assert (await survivor.responses.retrieve(queued.id)).status == "failed"
     print(f"\nworker kill mid-resume: failed, then resumed {recovered:.2f}s after the kill")
+
+
+async def test_dead_workers_consumers_leave_the_queue_group() -> None:
+    """Each worker process joins the Redis group under a new name; dead ones with nothing
+    pending are pruned, one still holding a message is kept (its message can be reclaimed)."""
+    queue = f"lgos-test-prune:{uuid.uuid4().hex[:8]}"
+    async with aioredis.from_url(REDIS_URL) as redis:
+        try:
+            await redis.xgroup_create(queue, CONSUMER_GROUP, id="0", mkstream=True)
+            await redis.xadd(queue, {"data": "acked"})
+            await redis.xadd(queue, {"data": "held"})
+            read = await redis.xreadgroup(CONSUMER_GROUP, "dead", {queue: ">"}, count=1)
+            await redis.xack(queue, CONSUMER_GROUP, read[0][1][0][0])
+            await redis.xreadgroup(CONSUMER_GROUP, "holder", {queue: ">"}, count=1)
+            assert await prune_consumers(redis, queue, idle_after=60) == []  # not idle yet
+            await asyncio.sleep(0.3)
+            assert await prune_consumers(redis, queue, idle_after=0.2) == ["dead"]
+            names = [c["name"] for c in await redis.xinfo_consumers(queue, CONSUMER_GROUP)]
+            assert names == [b"holder"]
+            assert await prune_consumers(redis, f"{queue}:missing", idle_after=0.2) == []
+        finally:
+            await redis.delete(queue)
 
 
 MiB = 1024 * 1024
