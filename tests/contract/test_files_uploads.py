@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -278,3 +280,28 @@ async def test_other_routes_refuse_large_and_malformed_bodies(files_process: Fil
             "param": None,
             "code": None,
         }
+
+
+async def test_orphan_sweep_removes_only_stale_bytes_without_a_row(
+    files_db: str, files_storage: Path
+) -> None:
+    """What a process killed mid-upload leaves: an unfinished part, or stored bytes whose row was
+    never written. The sweep removes those once older than the grace, and nothing else."""
+    app = create_app(settings(postgres_uri=files_db, storage_dir=files_storage, orphan_grace=60))
+    async with files_sdk(app) as sdk:
+        kept = await sdk.files.create(file=("kept.txt", b"recorded"), purpose="user_data")
+        incoming = files_storage / ".incoming"
+        old_part, young_part = incoming / "dead.part", incoming / "writing.part"
+        old_orphan = files_storage / "ab" / "file-orphanab"
+        young_orphan = files_storage / "cd" / "file-recordingcd"  # its row may be on its way
+        for path in (old_part, young_part, old_orphan, young_orphan):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(b"bytes")
+        stale = time.time() - 120
+        for path in (old_part, old_orphan, *stored_objects(files_storage / kept.id[-2:])):
+            os.utime(path, (stale, stale))
+        assert await app.state.files.sweep_orphans() == 2
+        assert sorted(stored_objects(files_storage)) == sorted(
+            [young_part, young_orphan, files_storage / kept.id[-2:] / kept.id]
+        )
+        assert (await sdk.files.content(kept.id)).content == b"recorded"

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 from lgos import ScopeResolver, shared_scope
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, OpenAI
 from starlette.requests import Request
 
 
@@ -22,6 +22,13 @@ def sdk_client(
         http_client=http_client,
         max_retries=0,
         _strict_response_validation=True,
+    )
+
+
+def sync_sdk_client(base_url: str, *, api_key: str = "not-checked") -> OpenAI:
+    """The blocking SDK, for a test thread that feeds an upload body at its own pace."""
+    return OpenAI(
+        base_url=base_url, api_key=api_key, max_retries=0, _strict_response_validation=True
     )
 
 

@@ -175,8 +175,17 @@ def _marker(name: str) -> None:
         Path(directory, name).write_text(name)
 
 
+def _count(name: str) -> None:
+    """One line more per call: a side effect tests can count (a duplicate run shows as two)."""
+    directory = os.environ.get("LGOS_TEST_MARKERS")
+    if directory:
+        with Path(directory, name).open("a") as out:
+            out.write("1\n")
+
+
 def slow_graph() -> Any:
-    """Silent for ``seconds``, then answers; leaves markers so tests can see cancellation."""
+    """Silent for ``seconds``, then answers; leaves markers so tests can see cancellation, and
+    counts ``effect-<input>`` once per finished run."""
     model = ScriptedFakeChatModel.saying(SCRIPTED_TEXT, usage=ANSWER_USAGE)
 
     async def node(state: MessagesState, runtime: Runtime[SlowSettings]) -> dict[str, Any]:
@@ -188,6 +197,7 @@ def slow_graph() -> Any:
             _marker(f"cancelled-{key}")
             raise
         _marker(f"finished-{key}")
+        _count(f"effect-{key}")
         return {"messages": [await model.ainvoke(state["messages"])]}
 
     return _single_node(node, SlowSettings)
@@ -354,17 +364,21 @@ class SlowInterruptSettings(ClientSettings):
 
 
 def slow_after_resume_graph() -> Any:
-    """Asks once; after the answer works for ``seconds`` (or fails), then answers."""
+    """Asks once; after the answer works for ``seconds`` (or fails), then counts
+    ``effect-<answer>`` and answers."""
 
     def ask(state: MessagesState) -> dict[str, Any]:
         return {"messages": [HumanMessage(content=str(interrupt({"question": "go?"})))]}
 
     async def work(state: MessagesState, runtime: Runtime[SlowInterruptSettings]) -> dict[str, Any]:
         settings = runtime.context or SlowInterruptSettings()
+        answer = str(state["messages"][-1].content)
+        _marker(f"resumed-{answer}")
         await asyncio.sleep(settings.seconds)
         if settings.fail:
             raise RuntimeError(SECRET)
-        return {"messages": [AIMessage(content=f"done after {state['messages'][-1].content}")]}
+        _count(f"effect-{answer}")
+        return {"messages": [AIMessage(content=f"done after {answer}")]}
 
     builder = StateGraph(MessagesState, context_schema=SlowInterruptSettings)
     builder.add_node("ask", ask)
@@ -524,6 +538,15 @@ def create_registry() -> GraphRegistry:
             graph=lambda: scripted_graph(delay=0.25),
             description="Streams slowly; background.",
             features=frozenset({GraphFeature.BACKGROUND}),
+        ),
+        "slow-stream": GraphConfig(
+            graph=lambda: scripted_graph(delay=0.3), description="Streams slowly."
+        ),
+        "counted-after-resume": GraphConfig(
+            graph=slow_after_resume_graph,
+            description="Works for a while after the answer; background too.",
+            features=frozenset({GraphFeature.INTERRUPTS, GraphFeature.BACKGROUND}),
+            client_settings=SlowInterruptSettings,
         ),
         "broken-background": GraphConfig(
             graph=lambda: failing_graph(RuntimeError(SECRET), partial=True),

@@ -35,3 +35,12 @@ def test_bounds_are_validated() -> None:
         FilesSettings(max_upload_bytes=0)
     with pytest.raises(ValidationError):
         FilesSettings(indexing_timeout=0)
+
+
+def test_orphan_grace_is_read_and_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert FilesSettings().orphan_grace == 3600.0
+    monkeypatch.setenv("FILES_ORPHAN_GRACE", "90")
+    assert FilesSettings().orphan_grace == 90.0
+    monkeypatch.setenv("FILES_ORPHAN_GRACE", "0")
+    with pytest.raises(ValidationError):
+        FilesSettings()

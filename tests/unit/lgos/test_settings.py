@@ -38,3 +38,9 @@ def test_the_cli_reports_bad_settings_without_a_traceback(
         "lgos: invalid settings: LGOS_BACKGROUND=distributed needs LGOS_POSTGRES_URI and "
         "LGOS_REDIS_URL"
     )
+
+
+def test_consumer_idle_is_positive() -> None:
+    assert LGOSSettings().worker_consumer_idle == 3600.0
+    with pytest.raises(ValidationError):
+        LGOSSettings(worker_consumer_idle=0)

@@ -94,6 +94,18 @@ async def delete(pool: Pool, file_id: str, remove_bytes: Callable[[], Awaitable[
     return True
 
 
+async def missing(pool: Pool, file_ids: list[str]) -> list[str]:
+    """Those of ``file_ids`` that have no row (expired rows still count: they are the expiry
+    sweep's to remove, with their bytes)."""
+    async with pool.connection() as conn:
+        cursor = await conn.execute(
+            """SELECT k.id FROM unnest(%s::text[]) AS k(id)
+               WHERE NOT EXISTS (SELECT FROM files f WHERE f.id = k.id)""",
+            (file_ids,),
+        )
+        return [row["id"] for row in await cursor.fetchall()]
+
+
 async def expired(pool: Pool, limit: int = 100) -> list[str]:
     async with pool.connection() as conn:
         cursor = await conn.execute(

@@ -52,7 +52,14 @@ class FilesSettings(BaseSettings):
     indexing_concurrency: int = Field(default=2, ge=1)
     max_index_bytes: int = Field(default=32 * 1024 * 1024, gt=0)
     sweep_interval: float = Field(
-        default=300.0, ge=0, description="Seconds between expired-file sweeps; 0: off."
+        default=300.0, ge=0, description="Seconds between expired-file and orphan sweeps; 0: off."
+    )
+    orphan_grace: float = Field(
+        default=3600.0,
+        gt=0,
+        description="Stored bytes with no file row (a process killed between storing and "
+        "recording them) and unfinished writes untouched this many seconds are removed by the "
+        "sweep; longer than any upload still in progress may take.",
     )
 
     @field_validator("api_keys", mode="before")

@@ -87,11 +87,33 @@ class FilesState:
                 )
         return removed
 
+    async def sweep_orphans(self, batch: int = 1000) -> int:
+        """Remove bytes no file row owns: unfinished writes and stored objects a killed process
+        left between storing the bytes and recording the row. Only those older than
+        ``orphan_grace``, so an upload in flight (bytes stored, row not yet written) is safe."""
+        grace = self.settings.orphan_grace
+        removed = await self.storage.remove_partial(grace)
+        keys = await self.storage.keys_older_than(grace)
+        for start in range(0, len(keys), batch):
+            for orphan in await file_records.missing(self.pool, keys[start : start + batch]):
+                try:
+                    await self.storage.delete(orphan)
+                    removed += 1
+                except Exception:
+                    logger.warning("orphan not removed", extra={"key": orphan}, exc_info=True)
+        return removed
+
     async def _sweep_forever(self, interval: float) -> None:
+        # The first round runs at start-up: what a crash left behind goes as soon as it is stale.
         while True:
             try:
                 if removed := await self.sweep_expired():
                     logger.info("expired files removed", extra={"count": removed})
             except Exception:
                 logger.warning("expired-file sweep failed", exc_info=True)
+            try:
+                if removed := await self.sweep_orphans():
+                    logger.info("orphaned bytes removed", extra={"count": removed})
+            except Exception:
+                logger.warning("orphan sweep failed", exc_info=True)
             await asyncio.sleep(interval)

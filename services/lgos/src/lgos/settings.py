@@ -94,6 +94,12 @@ class LGOSSettings(BaseSettings):
     worker_shutdown_grace: float = Field(
         default=10.0, ge=0, description="Seconds a stopping worker lets in-flight jobs finish."
     )
+    worker_consumer_idle: float = Field(
+        default=3600.0,
+        gt=0,
+        description="A queue consumer (one per worker process ever started) idle this long "
+        "with nothing pending is removed from the Redis group by the workers' sweep.",
+    )
     background_sweep_interval: float = Field(
         default=2.0, gt=0, description="Seconds between a worker's stale-job and requeue sweeps."
     )

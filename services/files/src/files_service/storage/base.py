@@ -29,3 +29,10 @@ class Storage(Protocol):
         """Remove an object; removing a missing one is not an error."""
 
     async def exists(self, key: str) -> bool: ...
+
+    async def keys_older_than(self, seconds: float) -> list[str]:
+        """Stored keys last written more than ``seconds`` ago (the orphan sweep's candidates)."""
+
+    async def remove_partial(self, older_than: float) -> int:
+        """Remove writes a killed process left unfinished, untouched for ``older_than`` seconds;
+        return how many. Younger ones may belong to an upload still running elsewhere."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import time
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -20,10 +22,9 @@ class DiskStorage:
         self.incoming = self.root / ".incoming"
 
     async def open(self) -> None:
+        # Leftovers of a crash mid-write are never visible objects; the orphan sweep removes
+        # them once stale (not all at start: another instance may be writing into this folder).
         self.incoming.mkdir(parents=True, exist_ok=True)
-        # Leftovers of a crash mid-write are never visible objects; clear them.
-        for leftover in self.incoming.iterdir():
-            leftover.unlink(missing_ok=True)
 
     def path(self, key: str) -> Path:
         # Keys are service-made ids; refuse anything that could leave the root anyway.
@@ -59,6 +60,37 @@ class DiskStorage:
 
     async def exists(self, key: str) -> bool:
         return await anyio.to_thread.run_sync(self.path(key).is_file)
+
+    async def keys_older_than(self, seconds: float) -> list[str]:
+        def scan() -> list[str]:
+            cutoff = time.time() - seconds
+            return [key for key, mtime in self._objects() if mtime < cutoff]
+
+        return await anyio.to_thread.run_sync(scan)
+
+    async def remove_partial(self, older_than: float) -> int:
+        def remove() -> int:
+            cutoff, removed = time.time() - older_than, 0
+            for part in self.incoming.glob("*.part"):
+                try:
+                    # A live writer touches its part with every chunk it copies.
+                    if part.stat().st_mtime < cutoff:
+                        part.unlink()
+                        removed += 1
+                except FileNotFoundError:
+                    pass  # renamed into place or removed by its writer meanwhile
+            return removed
+
+        return await anyio.to_thread.run_sync(remove)
+
+    def _objects(self) -> list[tuple[str, float]]:
+        found = []
+        for path in self.root.glob("*/*"):
+            if path.parent == self.incoming:
+                continue
+            with contextlib.suppress(FileNotFoundError):  # deleted meanwhile
+                found.append((path.name, path.stat().st_mtime))
+        return found
 
     def keys(self) -> list[str]:
         """Every stored key (tests and maintenance)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from typing import BinaryIO, cast
 
 import anyio.to_thread
@@ -77,6 +78,38 @@ class S3Storage:
                 return False
             raise
         return True
+
+    async def keys_older_than(self, seconds: float) -> list[str]:
+        def scan() -> list[str]:
+            cutoff = datetime.now(UTC) - timedelta(seconds=seconds)
+            return [
+                o.object_name
+                for o in self.client.list_objects(self.bucket, recursive=True)
+                if o.object_name and o.last_modified is not None and o.last_modified < cutoff
+            ]
+
+        return await anyio.to_thread.run_sync(scan)
+
+    async def remove_partial(self, older_than: float) -> int:
+        """Abort multipart uploads a killed process left open: their parts are stored (and
+        billed) bytes that no object shows. At most one listing page (1000) per call; the
+        periodic sweep takes the rest. The minio client exposes these S3 calls only as
+        underscored methods."""
+
+        def abort() -> int:
+            cutoff = datetime.now(UTC) - timedelta(seconds=older_than)
+            page = self.client._list_multipart_uploads(self.bucket)
+            removed = 0
+            for upload in page.uploads:
+                started = upload.initiated_time
+                if upload.upload_id and started is not None and started < cutoff:
+                    self.client._abort_multipart_upload(
+                        self.bucket, upload.object_name, upload.upload_id
+                    )
+                    removed += 1
+            return removed
+
+        return await anyio.to_thread.run_sync(abort)
 
     def keys(self) -> list[str]:
         """Every stored key (tests and maintenance)."""

@@ -12,6 +12,7 @@ import logging
 from collections.abc import AsyncGenerator
 from typing import Any
 
+from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -83,3 +84,24 @@ def cancel_channel(queue: str) -> str:
 async def dispatch(broker: RedisStreamBroker, response_id: str) -> None:
     kicker: AsyncKicker[Any, Any] = AsyncKicker(task_name=RUN_TASK, broker=broker, labels={})
     await kicker.kiq(response_id)
+
+
+async def prune_consumers(redis: Redis, queue: str, idle_after: float) -> list[str]:
+    """Remove the workers' group members idle for ``idle_after`` seconds with nothing pending.
+
+    Every worker process joins as a new consumer, so those of dead (or stopped) workers would
+    stay in the group forever. One with nothing pending holds nothing to lose; a live worker's
+    next read joins it again.
+    """
+    try:
+        consumers = await redis.xinfo_consumers(queue, CONSUMER_GROUP)
+    except ResponseError:
+        return []  # no stream or no group yet: nothing to prune
+    removed = []
+    for consumer in consumers:
+        name = consumer["name"]
+        name = name.decode() if isinstance(name, bytes) else str(name)
+        if consumer["pending"] == 0 and consumer["idle"] > idle_after * 1000:
+            await redis.xgroup_delconsumer(queue, CONSUMER_GROUP, name)
+            removed.append(name)
+    return removed

@@ -7,7 +7,8 @@ is the safety net (it stops a job whose row is no longer ``in_progress`` for thi
 
 Every worker also sweeps: in-progress rows whose heartbeat is older than ``worker_stale_after``
 belong to a dead worker and fail; queued rows nobody claimed for ``background_requeue_after``
-are dispatched again.
+are dispatched again; queue consumers idle for ``worker_consumer_idle`` with nothing pending (dead
+workers' names) leave the Redis group.
 
 On SIGTERM/SIGINT the worker stops taking jobs, lets in-flight ones run for up to
 ``worker_shutdown_grace`` seconds, then fails and cancels what is left.
@@ -35,7 +36,13 @@ from taskiq.receiver import Receiver
 from taskiq_redis import RedisStreamBroker
 
 from lgos.background.backend import BackgroundJob, JobExecutor, Snapshot
-from lgos.background.queue import RUN_TASK, cancel_channel, dispatch, make_broker
+from lgos.background.queue import (
+    RUN_TASK,
+    cancel_channel,
+    dispatch,
+    make_broker,
+    prune_consumers,
+)
 from lgos.background.records import BackgroundRecords
 from lgos.errors import INTERNAL_ERROR_MESSAGE
 from lgos.settings import LGOSSettings
@@ -113,7 +120,7 @@ class Worker:
             stack.push_async_callback(redis.aclose)
             helpers = [
                 asyncio.create_task(self._listen_for_cancels(redis)),
-                asyncio.create_task(self._sweep_forever()),
+                asyncio.create_task(self._sweep_forever(redis)),
             ]
             if health_port is not None:
                 server = await asyncio.start_server(
@@ -282,10 +289,23 @@ class Worker:
                 logger.warning("cancel channel lost; resubscribing", exc_info=True)
                 await asyncio.sleep(1.0)
 
-    async def _sweep_forever(self) -> None:
+    async def _sweep_forever(self, redis: Redis) -> None:
         settings = self.settings
+        loop = asyncio.get_running_loop()
+        # Pruning lists every consumer of the group: once a minute is plenty.
+        prune_every, pruned_at = min(60.0, settings.worker_consumer_idle), loop.time()
         while True:
             await asyncio.sleep(settings.background_sweep_interval)
+            if loop.time() - pruned_at >= prune_every:
+                pruned_at = loop.time()
+                try:
+                    gone = await prune_consumers(
+                        redis, settings.background_queue, settings.worker_consumer_idle
+                    )
+                    if gone:
+                        logger.info("idle queue consumers removed", extra={"consumers": gone})
+                except Exception:
+                    logger.warning("consumer pruning failed", exc_info=True)
             try:
                 result = await self.records.sweep(
                     stale_after=settings.worker_stale_after,
