@@ -13,7 +13,6 @@ import signal
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,8 +42,9 @@ from tests.contract.test_background import (  # the same contract, on this engin
     test_not_found_cases,
 )
 from tests.support.clients import sdk_client
+from tests.support.lgos_processes import api_process, worker_process
 from tests.support.private_servers import PrivateRedis
-from tests.support.servers import Server, free_port, serve
+from tests.support.servers import Server
 from tests.support.shared_state import REDIS_URL, shared_env
 
 __all__ = [
@@ -64,7 +64,6 @@ __all__ = [
 
 pytestmark = pytest.mark.asyncio
 
-TARGET = "tests.support.graphs:create_registry"
 HEARTBEAT = 0.3
 STALE_AFTER = 1.5
 SWEEP_INTERVAL = 0.3
@@ -87,21 +86,6 @@ def engine_env(base: dict[str, str], queue: str, markers: Path) -> dict[str, str
         "LGOS_WORKER_SHUTDOWN_GRACE": str(GRACE),
         "LGOS_BACKGROUND_REQUEUE_AFTER": str(REQUEUE_AFTER),
     }
-
-
-@contextmanager
-def api_process(env: dict[str, str], log: Path) -> Iterator[Server]:
-    port = free_port()
-    with serve(["lgos", "serve", TARGET, "--port", str(port)], port=port, env=env, log=log) as s:
-        yield s
-
-
-@contextmanager
-def worker_process(env: dict[str, str], log: Path, concurrency: int = 2) -> Iterator[Server]:
-    port = free_port()
-    args = ["lgos", "worker", TARGET, "--port", str(port), "--concurrency", str(concurrency)]
-    with serve(args, port=port, env=env, log=log) as server:
-        yield server
 
 
 @dataclass

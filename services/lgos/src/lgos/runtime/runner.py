@@ -18,7 +18,13 @@ from langgraph.pregel import Pregel
 from langgraph.types import Durability, StreamMode
 
 from lgos.config import GraphConfig
-from lgos.errors import ContextLengthExceededError, InternalServerError, LGOSError
+from lgos.errors import (
+    ContextLengthExceededError,
+    InternalServerError,
+    LGOSError,
+    ServiceUnavailableError,
+)
+from lgos.outages import is_outage
 from lgos.request import GraphRequest
 from lgos.runtime.events import RunEvent, RunOutcome, StatusUpdate, TextDelta
 from lgos.runtime.outcome import outcome_of
@@ -59,6 +65,9 @@ def translate_failure(exc: BaseException, *, model: str) -> LGOSError:
     if isinstance(exc, ContextOverflowError):
         logger.warning("model context window exceeded", extra={"model": model})
         return ContextLengthExceededError()
+    if is_outage(exc):
+        logger.warning("graph run lost its storage", extra={"model": model, "error": repr(exc)})
+        return ServiceUnavailableError()
     logger.error("graph run failed", exc_info=exc, extra={"model": model})
     return InternalServerError()
 
