@@ -12,14 +12,16 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 def redis_options(timeout: float) -> dict[str, Any]:
     """Client options: an unreachable Redis fails the call after ``timeout`` (it never hangs),
-    and a connection error is retried once at once, on a new connection: it is what a pooled
-    connection that a Redis restart closed raises first. (A retried lease grant that had in fact
-    succeeded finds its own lease and answers busy: safe.)"""
+    and a dropped connection is retried once at once, on a new connection: that is what the
+    first command on a pooled connection a Redis restart or a network reset closed meets. Under
+    uvloop, writing to a transport the peer reset raises a bare ``RuntimeError`` ("the handler
+    is closed") rather than a ``ConnectionError``, so that one is retried too. (A retried lease
+    grant that had in fact succeeded finds its own lease and answers busy: safe.)"""
     return {
         "socket_timeout": timeout,
         "socket_connect_timeout": timeout,
         "retry": Retry(NoBackoff(), 1),
-        "retry_on_error": [RedisConnectionError],
+        "retry_on_error": [RedisConnectionError, RuntimeError],
     }
 
 
