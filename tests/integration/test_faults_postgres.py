@@ -11,22 +11,26 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import openai
 import psycopg
 import pytest
 from openai import AsyncOpenAI
 
 from tests.contract.test_background import poll, slow
-from tests.support.clients import sdk_client
+from tests.support.faults import (
+    assert_unavailable,
+    distributed_env,
+    timed,
+    two_apis_and_a_worker,
+    two_clients,
+)
 from tests.support.files import API_KEY as FILES_KEY
 from tests.support.files import files_client
 from tests.support.graphs import SCRIPTED_TEXT
-from tests.support.lgos_processes import api_process, worker_process
 from tests.support.private_servers import PrivatePostgres
 from tests.support.servers import Server, free_port, serve
 from tests.support.shared_state import shared_env
@@ -73,53 +77,19 @@ def stack(
 ) -> Iterator[Stack]:
     logs = tmp_path_factory.mktemp("faults-pg")
     uri = private_pg.create_database("lgos_faults")
-    env = {
-        **shared_env(uri, offline_model, logs, 5.0),
-        **pool_env(),
-        "LGOS_BACKGROUND": "distributed",
-        "LGOS_BACKGROUND_QUEUE": f"lgos-faults-pg:{uuid.uuid4().hex[:8]}",
-        "LGOS_TEST_MARKERS": str(markers),
-        "LGOS_WORKER_HEARTBEAT": "0.5",
-        "LGOS_WORKER_STALE_AFTER": "10",
-        "LGOS_BACKGROUND_SWEEP_INTERVAL": "0.5",
-        # Far beyond these tests: a job that completes did so without a requeue.
-        "LGOS_BACKGROUND_REQUEUE_AFTER": "120",
-    }
-    with (
-        api_process(env, logs / "api-a.log") as a,
-        api_process(env, logs / "api-b.log") as b,
-        worker_process(env, logs / "worker.log"),
-    ):
-        yield Stack(private_pg, uri, [a, b], logs)
+    base = {**shared_env(uri, offline_model, logs, 5.0), **pool_env()}
+    with two_apis_and_a_worker(distributed_env(base, "lgos-faults-pg", markers), logs) as apis:
+        yield Stack(private_pg, uri, apis, logs)
 
 
 @pytest.fixture
 async def clients(stack: Stack) -> AsyncIterator[tuple[AsyncOpenAI, AsyncOpenAI]]:
-    a, b = stack.apis
-    async with sdk_client(f"{a.url}/v1") as ca, sdk_client(f"{b.url}/v1") as cb:
-        yield ca, cb
+    async with two_clients(stack.apis) as pair:
+        yield pair
 
 
 def answer(call: Any, output: str) -> dict[str, Any]:
     return {"type": "function_call_output", "call_id": call.call_id, "output": output}
-
-
-async def timed(call: Awaitable[Any]) -> tuple[Any, float]:
-    started = time.monotonic()
-    try:
-        result: Any = await call
-    except Exception as exc:
-        result = exc
-    return result, time.monotonic() - started
-
-
-def assert_unavailable(result: Any, took: float) -> None:
-    assert isinstance(result, openai.APIStatusError), result
-    assert result.status_code == 503, (result.status_code, result.body)
-    assert isinstance(result.body, dict)
-    assert result.body["code"] == "service_unavailable"
-    assert result.body["type"] == "server_error"
-    assert took < FAIL_FAST_BOUND, took
 
 
 async def test_postgres_restart_during_traffic(
@@ -171,7 +141,7 @@ async def test_postgres_restart_during_traffic(
     )
     print("\n[pg-outage]", [(type(r).__name__, round(t, 2)) for r, t in outage])
     for result, took in outage:
-        assert_unavailable(result, took)
+        assert_unavailable(result, took, FAIL_FAST_BOUND)
 
     stack.pg.start()
     back_at = time.monotonic()
@@ -263,7 +233,7 @@ async def test_files_service_pool_across_a_restart(
         before = await files.files.create(file=("a.txt", b"alpha"), purpose="assistants")
         pg.stop()
         failed, took = await timed(files.files.list())
-        assert_unavailable(failed, took)
+        assert_unavailable(failed, took, FAIL_FAST_BOUND)
         pg.start()
         # The first requests after the restart get live connections.
         listed, t_list = await timed(files.files.list())

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,9 +24,14 @@ from lgos.interrupts.redis_coordinator import RedisCoordinator
 from openai import AsyncOpenAI
 
 from tests.contract.test_background import poll, slow
-from tests.support.clients import sdk_client
 from tests.support.fault_proxy import FaultProxy
-from tests.support.lgos_processes import api_process, worker_process
+from tests.support.faults import (
+    assert_unavailable,
+    distributed_env,
+    timed,
+    two_apis_and_a_worker,
+    two_clients,
+)
 from tests.support.private_servers import PrivateRedis
 from tests.support.servers import Server
 from tests.support.shared_state import shared_env
@@ -65,31 +70,20 @@ def stack(
 ) -> Iterator[Stack]:
     logs = tmp_path_factory.mktemp("faults-redis-stack")
     with FaultProxy(private_redis.port) as proxy:
-        env = {
+        base = {
             **shared_env(postgres_uri, offline_model, logs, 5.0),
             "LGOS_REDIS_URL": f"redis://127.0.0.1:{proxy.port}/0",
             "LGOS_REDIS_TIMEOUT": str(REDIS_TIMEOUT),
-            "LGOS_BACKGROUND": "distributed",
-            "LGOS_BACKGROUND_QUEUE": f"lgos-faults-redis:{uuid.uuid4().hex[:8]}",
-            "LGOS_TEST_MARKERS": str(markers),
-            "LGOS_WORKER_HEARTBEAT": "0.5",
-            "LGOS_WORKER_STALE_AFTER": "10",
-            "LGOS_BACKGROUND_SWEEP_INTERVAL": "0.5",
-            "LGOS_BACKGROUND_REQUEUE_AFTER": "120",
         }
-        with (
-            api_process(env, logs / "api-a.log") as a,
-            api_process(env, logs / "api-b.log") as b,
-            worker_process(env, logs / "worker.log"),
-        ):
-            yield Stack(private_redis, proxy, [a, b])
+        env = distributed_env(base, "lgos-faults-redis", markers)
+        with two_apis_and_a_worker(env, logs) as apis:
+            yield Stack(private_redis, proxy, apis)
 
 
 @pytest.fixture
 async def clients(stack: Stack) -> AsyncIterator[tuple[AsyncOpenAI, AsyncOpenAI]]:
-    a, b = stack.apis
-    async with sdk_client(f"{a.url}/v1") as ca, sdk_client(f"{b.url}/v1") as cb:
-        yield ca, cb
+    async with two_clients(stack.apis) as pair:
+        yield pair
 
 
 def resume_of(paused: Any, output: str, **extra: Any) -> dict[str, Any]:
@@ -100,15 +94,6 @@ def resume_of(paused: Any, output: str, **extra: Any) -> dict[str, Any]:
         "input": [{"type": "function_call_output", "call_id": call.call_id, "output": output}],
         **extra,
     }
-
-
-async def timed(call: Awaitable[Any]) -> tuple[Any, float]:
-    started = time.monotonic()
-    try:
-        result: Any = await call
-    except Exception as exc:
-        result = exc
-    return result, time.monotonic() - started
 
 
 def runs(markers: Path, key: str) -> int:
@@ -187,11 +172,7 @@ async def test_redis_unreachable_for_a_while(
     down_at = time.monotonic()
     # A resume during the outage: a clear 503, not a hang.
     failed, t_fail = await timed(b.responses.create(**resume_of(paused, "approve")))
-    assert isinstance(failed, openai.APIStatusError), failed
-    assert failed.status_code == 503
-    assert isinstance(failed.body, dict)
-    assert failed.body["code"] == "service_unavailable"
-    assert t_fail < FAIL_FAST_BOUND, t_fail
+    assert_unavailable(failed, t_fail, FAIL_FAST_BOUND)
     # A background create still answers queued (the row is durable); dispatch waits for Redis.
     queued, t_create = await timed(
         a.responses.create(model="slow-background", input=key, background=True, metadata=slow(0))
