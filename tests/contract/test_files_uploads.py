@@ -123,11 +123,13 @@ async def test_failed_metadata_write_removes_the_stored_bytes(
     async with files_sdk(files_app) as sdk:
         with pytest.raises(openai.InternalServerError) as error:
             await sdk.files.create(file=("a.txt", b"abc"), purpose="user_data")
+    # A lost database connection is an outage: retryable 503, no detail.
+    assert error.value.status_code == 503
     assert error.value.body == {
-        "message": "Internal server error",
+        "message": "The file database is unavailable; retry shortly.",
         "type": "server_error",
         "param": None,
-        "code": "server_error",
+        "code": "service_unavailable",
     }
     assert "secret-detail" not in str(error.value.response.text)
     assert row_count(files_db) == 0

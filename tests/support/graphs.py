@@ -170,9 +170,11 @@ class SlowSettings(ClientSettings):
 
 
 def _marker(name: str) -> None:
+    """One line per event, so tests can count how often a run started (never twice)."""
     directory = os.environ.get("LGOS_TEST_MARKERS")
     if directory:
-        Path(directory, name).write_text(name)
+        with Path(directory, name).open("a") as out:
+            out.write(name + "\n")
 
 
 def _count(name: str) -> None:
@@ -533,6 +535,12 @@ def create_registry() -> GraphRegistry:
             description="Silent, then answers; background.",
             client_settings=SlowSettings,
             features=frozenset({GraphFeature.BACKGROUND}),
+        ),
+        "slow-stream-interrupts": GraphConfig(
+            # Streams for ~3 s, and (an interrupt run) checkpoints in PostgreSQL as it ends.
+            graph=lambda: scripted_graph(delay=0.4),
+            description="Streams slowly; checkpointed.",
+            features=frozenset({GraphFeature.INTERRUPTS}),
         ),
         "slow-stream-background": GraphConfig(
             graph=lambda: scripted_graph(delay=0.25),

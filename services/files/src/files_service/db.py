@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from psycopg import AsyncConnection
@@ -74,13 +75,38 @@ ALTER TABLE chunks ADD COLUMN IF NOT EXISTS embedding vector;
 """
 
 
-async def open_pool(uri: str, *, semantic: bool) -> Pool:
+async def open_pool(
+    uri: str,
+    *,
+    semantic: bool,
+    connect_timeout: int = 5,
+    pool_timeout: float = 5.0,
+    reconnect_timeout: float = 5.0,
+) -> Pool:
+    """A pool that hands out only live connections (checked on checkout; one failed check
+    sweeps the idle rest, as after a PostgreSQL restart), waits at most ``pool_timeout`` for one
+    and never backs off reconnecting for longer than ``reconnect_timeout``."""
+    sweeping: set[asyncio.Task[None]] = set()
+
+    async def check(conn: AsyncConnection[DictRow]) -> None:
+        try:
+            await AsyncConnectionPool.check_connection(conn)
+        except Exception:
+            if not sweeping:
+                task = asyncio.create_task(pool.check())
+                sweeping.add(task)
+                task.add_done_callback(sweeping.discard)
+            raise
+
     pool: Pool = AsyncConnectionPool(
         uri,
         min_size=1,
         max_size=10,
         open=False,
-        kwargs={"row_factory": dict_row, "autocommit": True},
+        check=check,
+        timeout=pool_timeout,
+        reconnect_timeout=reconnect_timeout,
+        kwargs={"row_factory": dict_row, "autocommit": True, "connect_timeout": connect_timeout},
         connection_class=AsyncConnection[DictRow],
     )
     await pool.open(wait=True, timeout=30)

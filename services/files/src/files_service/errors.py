@@ -87,6 +87,16 @@ class ServerError(FilesError):
         super().__init__("Internal server error", code="server_error")
 
 
+class DatabaseUnavailableError(FilesError):
+    status_code = 503
+    type = "server_error"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The file database is unavailable; retry shortly.", code="service_unavailable"
+        )
+
+
 def envelope(
     message: str,
     *,
@@ -157,6 +167,12 @@ def install_error_handlers(app: FastAPI) -> None:
                 code="invalid_value",
             )
         )
+
+    @app.exception_handler(psycopg.OperationalError)
+    async def database_down(request: Request, exc: psycopg.OperationalError) -> Response:
+        # PostgreSQL unreachable or restarting (a PoolTimeout is one too): retryable, no stack.
+        logger.warning("database unavailable", extra={"path": request.url.path, "error": repr(exc)})
+        return error_response(DatabaseUnavailableError())
 
     @app.exception_handler(ClientDisconnect)
     async def client_gone(request: Request, exc: ClientDisconnect) -> Response:

@@ -25,6 +25,23 @@ class FilesSettings(BaseSettings):
         default="postgresql://postgres@127.0.0.1:3001/postgres",
         description="Metadata and search chunks.",
     )
+    postgres_connect_timeout: int = Field(
+        default=5, ge=2, le=60, description="Seconds to open one PostgreSQL connection."
+    )
+    postgres_pool_timeout: float = Field(
+        default=5.0,
+        gt=0,
+        le=300,
+        description="Seconds a request waits for a pooled connection; while PostgreSQL is "
+        "down, requests fail (503) after this.",
+    )
+    postgres_reconnect_timeout: float = Field(
+        default=5.0,
+        gt=0,
+        le=300,
+        description="Seconds the pool retries replacing a lost connection before leaving it "
+        "to the next request, which reconnects at once.",
+    )
 
     storage: Literal["disk", "s3"] = "disk"
     storage_dir: Path = Field(default=Path(".files"), description="Bytes, with storage=disk.")

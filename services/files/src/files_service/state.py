@@ -43,7 +43,13 @@ class FilesState:
         settings = self.settings
         await self.storage.open()
         semantic = settings.embeddings_url is not None
-        self._pool = await open_pool(settings.postgres_uri, semantic=semantic)
+        self._pool = await open_pool(
+            settings.postgres_uri,
+            semantic=semantic,
+            connect_timeout=settings.postgres_connect_timeout,
+            pool_timeout=settings.postgres_pool_timeout,
+            reconnect_timeout=settings.postgres_reconnect_timeout,
+        )
         if semantic:
             self.embeddings = EmbeddingsClient(settings)
         else:

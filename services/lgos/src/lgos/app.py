@@ -19,9 +19,16 @@ from starlette.responses import Response
 from lgos.auth import APIKeyAuth, trusted_resolver
 from lgos.background.factory import open_backend
 from lgos.config import GraphFeature, GraphRegistry
-from lgos.errors import ErrorType, InternalServerError, LGOSError, error_envelope
+from lgos.errors import (
+    ErrorType,
+    InternalServerError,
+    LGOSError,
+    ServiceUnavailableError,
+    error_envelope,
+)
 from lgos.interrupts.runs import SecondInterruptError
 from lgos.interrupts.sweep import sweep_forever
+from lgos.outages import is_outage
 from lgos.protocol import openapi
 from lgos.protocol.chat.routes import router as chat_router
 from lgos.protocol.json import JSONResponse
@@ -138,5 +145,10 @@ def _install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> Response:
+        if is_outage(exc):
+            logger.warning(
+                "storage unavailable", extra={"path": request.url.path, "error": repr(exc)}
+            )
+            return JSONResponse(ServiceUnavailableError().to_envelope(), status_code=503)
         logger.error("unhandled error", exc_info=exc, extra={"path": request.url.path})
         return JSONResponse(InternalServerError().to_envelope(), status_code=500)

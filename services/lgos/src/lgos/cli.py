@@ -27,6 +27,7 @@ from lgos.logs import configure_logging
 from lgos.protocol.responses.background import execute_job
 from lgos.settings import LGOSSettings
 from lgos.state import AppState
+from lgos.storage import PostgresLimits
 
 
 def load_registry(target: str) -> GraphRegistry:
@@ -47,7 +48,9 @@ def build_app(target: str, settings: LGOSSettings) -> FastAPI:
 
 async def sweep_once(settings: LGOSSettings, ttl: timedelta) -> list[str]:
     async with AsyncExitStack() as stack:
-        saver = await open_saver(stack, settings.postgres_uri, settings.state_dir)
+        saver = await open_saver(
+            stack, settings.postgres_uri, settings.state_dir, PostgresLimits.from_settings(settings)
+        )
         return await delete_expired_interrupt_runs(saver, ttl)
 
 

@@ -124,6 +124,18 @@ class InternalServerError(LGOSError):
         super().__init__(INTERNAL_ERROR_MESSAGE, code="server_error")
 
 
+class ServiceUnavailableError(LGOSError):
+    """PostgreSQL or Redis, which this request needs, is unreachable right now (HTTP 503)."""
+
+    status_code = 503
+
+    def __init__(self) -> None:
+        super().__init__(
+            "A storage service this server depends on is unavailable; retry shortly.",
+            code="service_unavailable",
+        )
+
+
 def error_envelope(
     message: str,
     *,

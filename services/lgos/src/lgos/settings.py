@@ -58,6 +58,33 @@ class LGOSSettings(BaseSettings):
     redis_url: str | None = Field(
         default=None, description="Shared leases and queue; in-process when unset."
     )
+    postgres_connect_timeout: int = Field(
+        default=5, ge=2, le=60, description="Seconds to open one PostgreSQL connection."
+    )
+    postgres_pool_timeout: float = Field(
+        default=5.0,
+        gt=0,
+        le=300,
+        description="Seconds a request waits for a pooled PostgreSQL connection; while "
+        "PostgreSQL is down, requests that need it fail (503) after this.",
+    )
+    postgres_reconnect_timeout: float = Field(
+        default=5.0,
+        gt=0,
+        le=300,
+        description="Seconds a pool keeps retrying (with backoff) to replace a lost connection "
+        "before leaving it to the next request, which then reconnects at once.",
+    )
+    postgres_pool_size: int = Field(
+        default=10, ge=1, le=1000, description="Most connections in each PostgreSQL pool."
+    )
+    redis_timeout: float = Field(
+        default=5.0,
+        gt=1.0,  # above the worker's 1 s blocking read
+        le=60,
+        description="Seconds to connect to Redis or to wait for its reply; while Redis is "
+        "down, lease and dispatch calls fail (503) after this instead of hanging.",
+    )
     state_dir: Path = Field(
         default=Path(".lgos"), description="Embedded SQLite checkpoints when no Postgres is set."
     )

@@ -18,7 +18,7 @@ from lgos.protocol.limits import ShapeLimits
 from lgos.runtime.runner import GraphRunner
 from lgos.scope import ScopeResolver, shared_scope
 from lgos.settings import LGOSSettings
-from lgos.storage import open_store
+from lgos.storage import PostgresLimits, open_store
 
 
 @dataclass
@@ -54,7 +54,9 @@ class AppState:
         async with self._store_lock:
             if self._store_attached:
                 return
-            store = await open_store(self._stack, self.settings.postgres_uri)
+            store = await open_store(
+                self._stack, self.settings.postgres_uri, PostgresLimits.from_settings(self.settings)
+            )
             for runner in self.runners.values():
                 runner.attach_store(store)
             if self.background_factory is not None:

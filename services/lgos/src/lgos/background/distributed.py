@@ -7,6 +7,7 @@ worker running the job stops it at once (its next heartbeat would notice anyway)
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from contextlib import AsyncExitStack
 from typing import Any
@@ -18,8 +19,9 @@ from taskiq_redis import RedisStreamBroker
 from lgos.background.backend import BackgroundJob, IdempotencyKey, Snapshot
 from lgos.background.queue import cancel_channel, dispatch, make_broker
 from lgos.background.records import BackgroundRecords
+from lgos.redis_client import connect_redis
 from lgos.settings import LGOSSettings
-from lgos.storage import open_pool
+from lgos.storage import PostgresLimits, open_pool
 
 logger = logging.getLogger("lgos.background")
 
@@ -45,13 +47,17 @@ class DistributedBackend:
         assert settings.redis_url
         stack = AsyncExitStack()
         try:
-            pool: AsyncConnectionPool[Any] = await open_pool(stack, settings.postgres_uri)
+            pool: AsyncConnectionPool[Any] = await open_pool(
+                stack, settings.postgres_uri, PostgresLimits.from_settings(settings)
+            )
             records = BackgroundRecords(pool, settings.background_queue)
             await records.setup()
-            broker = make_broker(settings.redis_url, settings.background_queue)
+            broker = make_broker(
+                settings.redis_url, settings.background_queue, timeout=settings.redis_timeout
+            )
             await broker.startup()  # declares the consumer group, so nothing queued is missed
             stack.push_async_callback(broker.shutdown)
-            redis: Redis = Redis.from_url(settings.redis_url)
+            redis: Redis = connect_redis(settings.redis_url, settings.redis_timeout)
             stack.push_async_callback(redis.aclose)
         except BaseException:
             await stack.aclose()
@@ -68,14 +74,17 @@ class DistributedBackend:
             try:
                 await dispatch(self.broker, job.response_id)
             except Exception:
-                # The row is durable and queued: the workers' requeue sweep dispatches it again
-                # after background_requeue_after (and a message that did reach Redis despite the
-                # error is claimed only once), so the client still gets its queued Response.
+                # The row is durable and queued: marked undispatched, the workers' next sweep
+                # dispatches it as soon as Redis answers again (and a message that did reach
+                # Redis despite the error is claimed only once), so the client still gets its
+                # queued Response. Should even the mark fail, the requeue timeout still applies.
                 logger.warning(
-                    "dispatch failed; left for the requeue sweep",
+                    "dispatch failed; left for the workers' sweep",
                     extra={"response_id": job.response_id},
                     exc_info=True,
                 )
+                with contextlib.suppress(Exception):
+                    await self.records.undispatched([job.response_id])
         return snapshot
 
     async def retrieve(self, response_id: str, scope: str) -> Snapshot | None:

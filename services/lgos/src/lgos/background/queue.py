@@ -7,9 +7,8 @@ that claims it, so a duplicated or replayed message can never run a job twice.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
 from redis.asyncio import Redis
@@ -20,6 +19,8 @@ from taskiq.acks import AckableMessage
 from taskiq.kicker import AsyncKicker
 from taskiq_redis import RedisStreamBroker
 
+from lgos.redis_client import redis_options
+
 logger = logging.getLogger("lgos.background")
 
 RUN_TASK = "lgos.background.run"
@@ -27,7 +28,7 @@ CONSUMER_GROUP = "lgos-workers"
 STREAM_MAXLEN = 10_000
 """Messages kept in the stream (approximately): acknowledged ones are never removed otherwise.
 A queued job whose message was trimmed unread is dispatched again by the requeue sweep."""
-RETRY_FIRST, RETRY_MAX = 0.5, 10.0
+RETRY_FIRST, RETRY_MAX = 0.5, 2.0
 
 
 class ResilientStreamBroker(RedisStreamBroker):
@@ -36,6 +37,9 @@ class ResilientStreamBroker(RedisStreamBroker):
     taskiq's Receiver stops listening on any error from the broker, which would stop the worker
     and fail every job it runs, although running jobs need only PostgreSQL.
     """
+
+    on_reconnect: Callable[[], Awaitable[None]] | None = None
+    """Called once Redis answers again after an outage (it may have come back empty)."""
 
     async def listen(self) -> AsyncGenerator[AckableMessage, None]:
         delay = RETRY_FIRST
@@ -53,12 +57,22 @@ class ResilientStreamBroker(RedisStreamBroker):
                 )
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, RETRY_MAX)
-                with contextlib.suppress(RedisError):
+                try:
                     await self._declare_consumer_group()
+                except RedisError:
+                    continue
+                if self.on_reconnect is not None:
+                    await self.on_reconnect()
 
 
-def make_broker(redis_url: str, queue: str, consumer: str | None = None) -> RedisStreamBroker:
-    return ResilientStreamBroker(
+def make_broker(
+    redis_url: str,
+    queue: str,
+    consumer: str | None = None,
+    timeout: float = 5.0,
+    on_reconnect: Callable[[], Awaitable[None]] | None = None,
+) -> RedisStreamBroker:
+    broker = ResilientStreamBroker(
         redis_url,
         queue_name=queue,
         consumer_group_name=CONSUMER_GROUP,
@@ -74,7 +88,10 @@ def make_broker(redis_url: str, queue: str, consumer: str | None = None) -> Redi
         idle_timeout=30_000,
         unacknowledged_lock_timeout=5.0,
         maxlen=STREAM_MAXLEN,
+        **redis_options(timeout),
     )
+    broker.on_reconnect = on_reconnect
+    return broker
 
 
 def cancel_channel(queue: str) -> str:

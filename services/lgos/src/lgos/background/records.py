@@ -296,6 +296,21 @@ class BackgroundRecords:
             )
         return bool(cursor.rowcount == 1)
 
+    async def undispatched(self, response_ids: list[str] | None = None) -> int:
+        """Mark queued jobs (``None``: every queued job of this queue) as never dispatched, so
+        the next sweep dispatches them at once instead of after ``requeue_after``: after a
+        dispatch failed, or after Redis came back and may have lost the stream."""
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(
+                """
+                UPDATE lgos_background_responses SET dispatched_at = '-infinity'
+                WHERE status = 'queued' AND queue = %s
+                    AND (%s::text[] IS NULL OR id = ANY(%s::text[]))
+                """,
+                (self.queue, response_ids, response_ids),
+            )
+        return int(cursor.rowcount)
+
     async def sweep(
         self, *, stale_after: float, requeue_after: float, retention: float
     ) -> SweepResult:

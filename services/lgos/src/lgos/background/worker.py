@@ -45,8 +45,9 @@ from lgos.background.queue import (
 )
 from lgos.background.records import BackgroundRecords
 from lgos.errors import INTERNAL_ERROR_MESSAGE
+from lgos.redis_client import connect_redis
 from lgos.settings import LGOSSettings
-from lgos.storage import open_pool
+from lgos.storage import PostgresLimits, open_pool
 
 logger = logging.getLogger("lgos.worker")
 
@@ -103,11 +104,17 @@ class Worker:
         assert settings.postgres_uri
         assert settings.redis_url
         async with AsyncExitStack() as stack:
-            pool: AsyncConnectionPool[Any] = await open_pool(stack, settings.postgres_uri)
+            pool: AsyncConnectionPool[Any] = await open_pool(
+                stack, settings.postgres_uri, PostgresLimits.from_settings(settings)
+            )
             self._records = BackgroundRecords(pool, settings.background_queue)
             await self._records.setup()
             self._broker = make_broker(
-                settings.redis_url, settings.background_queue, consumer=self.name
+                settings.redis_url,
+                settings.background_queue,
+                consumer=self.name,
+                timeout=settings.redis_timeout,
+                on_reconnect=self._queue_back,
             )
 
             async def run_background(response_id: str) -> None:
@@ -116,7 +123,7 @@ class Worker:
             self._broker.register_task(run_background, task_name=RUN_TASK)
             await self._broker.startup()
             stack.push_async_callback(self._broker.shutdown)
-            redis: Redis = Redis.from_url(settings.redis_url)
+            redis: Redis = connect_redis(settings.redis_url, settings.redis_timeout)
             stack.push_async_callback(redis.aclose)
             helpers = [
                 asyncio.create_task(self._listen_for_cancels(redis)),
@@ -316,10 +323,29 @@ class Worker:
                     logger.warning(
                         "worker lost; response failed", extra={"response_id": response_id}
                     )
-                for response_id in result.requeue:
-                    await dispatch(self.broker, response_id)
+                await self._dispatch_again(result.requeue)
             except Exception:
                 logger.warning("background sweep failed", exc_info=True)
+
+    async def _dispatch_again(self, response_ids: list[str]) -> None:
+        for done, response_id in enumerate(response_ids):
+            try:
+                await dispatch(self.broker, response_id)
+            except Exception:
+                # Redis is away: the rest stay due, for the next sweep rather than a timeout.
+                await self.records.undispatched(response_ids[done:])
+                raise
+
+    async def _queue_back(self) -> None:
+        """Redis answers again after an outage, perhaps empty: what is queued may have lost its
+        message, so every queued job is due for dispatch on the next sweep (duplicates are
+        harmless: only one claim wins)."""
+        try:
+            due = await self.records.undispatched()
+        except Exception:
+            logger.warning("could not requeue after the queue came back", exc_info=True)
+            return
+        logger.info("queue back; queued jobs due again", extra={"queued": due})
 
     async def _health(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """A minimal ``GET /health`` so supervisors and tests can wait for a ready worker."""

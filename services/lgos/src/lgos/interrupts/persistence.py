@@ -22,17 +22,22 @@ from langgraph.checkpoint.base import (
 )
 
 from lgos.interrupts.coordinator import Lease, LeaseLostError, RunCoordinator
-from lgos.storage import open_pool
+from lgos.storage import PostgresLimits, open_pool
 
 logger = logging.getLogger("lgos.interrupts")
 
 
-async def open_saver(stack: AsyncExitStack, postgres_uri: str | None, state_dir: Path) -> Any:
+async def open_saver(
+    stack: AsyncExitStack,
+    postgres_uri: str | None,
+    state_dir: Path,
+    limits: PostgresLimits | None = None,
+) -> Any:
     """The shared Postgres saver (pooled, migrated) or the embedded SQLite one."""
     if postgres_uri:
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
-        saver: Any = AsyncPostgresSaver(await open_pool(stack, postgres_uri))
+        saver: Any = AsyncPostgresSaver(await open_pool(stack, postgres_uri, limits))
     else:
         import aiosqlite
         from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver

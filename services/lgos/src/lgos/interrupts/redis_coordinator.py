@@ -3,6 +3,10 @@
 ``lgos:lease:<key>`` holds the current fencing token with an expiry; ``lgos:fence:<key>`` is the
 counter that issues tokens (kept a day after its last grant, far beyond any lease). Renewal and
 release are compare-and-set scripts, so only the current holder can extend or drop a lease.
+
+Redis may restart empty (no persistence): every lease is then gone, so each holder's next renewal
+fails and it stops writing; a counter Redis lost starts again from the server clock (in µs), above
+every token granted before, so no new grant can equal the token a stale holder still has.
 """
 
 from __future__ import annotations
@@ -10,9 +14,14 @@ from __future__ import annotations
 from redis.asyncio import Redis
 
 from lgos.interrupts.coordinator import Lease
+from lgos.redis_client import connect_redis
 
 _ACQUIRE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[2]) == 0 then
+  local now = redis.call('TIME')
+  redis.call('SET', KEYS[2], now[1] .. string.format('%06d', tonumber(now[2])))
+end
 local token = redis.call('INCR', KEYS[2])
 redis.call('PEXPIRE', KEYS[2], 86400000)
 redis.call('SET', KEYS[1], token, 'PX', ARGV[1])
@@ -31,8 +40,10 @@ return 0
 
 
 class RedisCoordinator:
-    def __init__(self, url: str, ttl: float = 30.0, prefix: str = "lgos") -> None:
-        self.redis: Redis = Redis.from_url(url)
+    def __init__(
+        self, url: str, ttl: float = 30.0, prefix: str = "lgos", timeout: float = 5.0
+    ) -> None:
+        self.redis: Redis = connect_redis(url, timeout)
         self.ttl_ms = int(ttl * 1000)
         self.prefix = prefix
         self._acquire = self.redis.register_script(_ACQUIRE)

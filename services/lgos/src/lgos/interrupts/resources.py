@@ -9,6 +9,7 @@ from lgos.interrupts.coordinator import InProcessCoordinator, RunCoordinator
 from lgos.interrupts.persistence import open_saver
 from lgos.interrupts.runs import InterruptService
 from lgos.settings import LGOSSettings
+from lgos.storage import PostgresLimits
 
 
 class InterruptResources:
@@ -26,12 +27,21 @@ class InterruptResources:
         return self._service
 
     async def _open(self) -> InterruptService:
-        saver = await open_saver(self._stack, self.settings.postgres_uri, self.settings.state_dir)
+        saver = await open_saver(
+            self._stack,
+            self.settings.postgres_uri,
+            self.settings.state_dir,
+            PostgresLimits.from_settings(self.settings),
+        )
         coordinator: RunCoordinator
         if self.settings.redis_url:
             from lgos.interrupts.redis_coordinator import RedisCoordinator
 
-            coordinator = RedisCoordinator(self.settings.redis_url, ttl=self.settings.lease_ttl)
+            coordinator = RedisCoordinator(
+                self.settings.redis_url,
+                ttl=self.settings.lease_ttl,
+                timeout=self.settings.redis_timeout,
+            )
         else:
             coordinator = InProcessCoordinator(ttl=self.settings.lease_ttl)
         self._stack.push_async_callback(coordinator.close)

@@ -18,7 +18,15 @@ from langgraph.pregel import Pregel
 from langgraph.types import Durability, StreamMode
 
 from lgos.config import GraphConfig
-from lgos.errors import ContextLengthExceededError, InternalServerError, LGOSError
+from lgos.errors import (
+    ConflictError,
+    ContextLengthExceededError,
+    InternalServerError,
+    LGOSError,
+    ServiceUnavailableError,
+)
+from lgos.interrupts.coordinator import LeaseLostError
+from lgos.outages import is_outage
 from lgos.request import GraphRequest
 from lgos.runtime.events import RunEvent, RunOutcome, StatusUpdate, TextDelta
 from lgos.runtime.outcome import outcome_of
@@ -59,6 +67,18 @@ def translate_failure(exc: BaseException, *, model: str) -> LGOSError:
     if isinstance(exc, ContextOverflowError):
         logger.warning("model context window exceeded", extra={"model": model})
         return ContextLengthExceededError()
+    if isinstance(exc, LeaseLostError):
+        # Another request took the run over (its lease expired, or Redis lost it): the run's
+        # outcome is theirs, and this one wrote nothing.
+        logger.warning("interrupt run lost its lease", extra={"model": model})
+        return ConflictError(
+            "This run was taken over by another request; retry once it has paused or finished.",
+            param="previous_response_id",
+            code="run_busy",
+        )
+    if is_outage(exc):
+        logger.warning("graph run lost its storage", extra={"model": model, "error": repr(exc)})
+        return ServiceUnavailableError()
     logger.error("graph run failed", exc_info=exc, extra={"model": model})
     return InternalServerError()
 

