@@ -28,7 +28,7 @@ async def test_a_blocking_callback_shows_as_lag(caplog: pytest.LogCaptureFixture
     caplog.set_level(logging.INFO, logger="lgos.loop_lag")
     probe = asyncio.create_task(probe_loop_lag(0.01, 0.2))
     await asyncio.sleep(0.05)
-    time.sleep(0.12)  # blocks the loop, as a CPU-bound request would
+    time.sleep(0.12)  # noqa: ASYNC251 - blocks the loop on purpose, as CPU-bound work would
     await asyncio.sleep(0.3)
     probe.cancel()
     reports = [r for r in caplog.records if r.getMessage() == "event loop lag"]
