@@ -18,9 +18,10 @@ Phases, each one burst of concurrent streams started at once:
   approve) and background Responses (created, polled to completion).
 
 Every answer must equal the offline-model's deterministic answer (the streamed deltas and the
-final response object both); each phase reports LGOS's RSS before, at peak and after (after:
-``--settle`` seconds later; it must be within 10 % of before), RSS per open stream at the
-peak, and time to first delta.
+final response object both); each phase reports LGOS's RSS cold (before its first round),
+before the measured round (after ``--warm`` unmeasured rounds of the same burst: pools and
+caches grow to a concurrency once), at peak and after (``--settle`` seconds later; it must be
+within 10 % of before), RSS per open stream at the peak, and time to first delta.
 
     make bench-load    # or: uv run python -m scripts.bench_load --soak 300
 """
@@ -390,6 +391,8 @@ class Journeys:
 class Phase:
     name: str
     outcomes: list[Outcome] = field(default_factory=list)
+    rss_cold: float = 0.0
+    """Before the warm-up round(s), if any."""
     rss_before: float = 0.0
     rss_peak: float = 0.0
     rss_after: float = 0.0
@@ -402,20 +405,28 @@ class Phase:
 
     @property
     def per_stream_kb(self) -> float:
-        return (self.rss_peak - self.rss_before) * 1024 / max(1, self.most_open)
+        """Growth over the cold RSS (the first round's peak stays held after it) per open stream."""
+        peak = max(self.rss_peak, self.rss_before)
+        return (peak - self.rss_cold) * 1024 / max(1, self.most_open)
 
     def ttfd(self, q: float) -> float:
         return pct_ms([o.result.ttfd for o in self.outcomes if o.result.ttfd is not None], q)
 
 
-async def burst(name: str, pid: int, journeys: list[Journey], settle: float) -> Phase:
+async def burst(name: str, pid: int, journeys: list[Journey], settle: float, warm: int) -> Phase:
+    """``warm`` unmeasured rounds first (pools and caches grow to this concurrency once, which
+    is no leak); then RSS before, the measured round, RSS after. Every round's answers count."""
     phase = Phase(name)
     open_streams = OpenStreams()
     meter = RSSMeter(pid, open_streams)
+    phase.rss_cold = meter.now()
+    for _ in range(warm):
+        phase.outcomes += await asyncio.gather(*(j(None) for j in journeys))
+        await asyncio.sleep(settle)
     phase.rss_before = meter.now()
     meter.start()
     started = time.perf_counter()
-    phase.outcomes = list(await asyncio.gather(*(j(open_streams) for j in journeys)))
+    phase.outcomes += await asyncio.gather(*(j(open_streams) for j in journeys))
     phase.elapsed = time.perf_counter() - started
     await meter.stop()
     phase.rss_peak, phase.most_open = meter.peak, open_streams.most
@@ -430,7 +441,7 @@ async def soak(
     phase = Phase(name)
     open_streams = OpenStreams()
     meter = RSSMeter(pid, open_streams, every=0.2)
-    phase.rss_before = meter.now()
+    phase.rss_before = phase.rss_cold = meter.now()
     meter.start()
     started = time.perf_counter()
     counter = iter(range(10**9))
@@ -459,18 +470,16 @@ async def run(stack: Stack, args: argparse.Namespace) -> list[Phase]:
     await asyncio.sleep(args.settle)
     pid = stack.lgos.process.pid
     paths = ("chat", "research", "save → approve")
-    phases = [
-        await burst("trivial", pid, [journeys.chat(i) for i in range(args.trivial)], args.settle),
-        await burst(
-            "advanced",
-            pid,
-            [journeys.advanced(paths[i % 3]) for i in range(args.advanced)],
-            args.settle,
-        ),
-    ]
+    phases = []
+    if args.trivial > 0:
+        trivial = [journeys.chat(i) for i in range(args.trivial)]
+        phases.append(await burst("trivial", pid, trivial, args.settle, args.warm))
+    if args.advanced > 0:
+        advanced = [journeys.advanced(paths[i % 3]) for i in range(args.advanced)]
+        phases.append(await burst("advanced", pid, advanced, args.settle, args.warm))
     if with_gateway:
         gateway_journeys = [journeys.chat(i, via_gateway=True) for i in range(args.gateway)]
-        phases.append(await burst("gateway", pid, gateway_journeys, args.settle))
+        phases.append(await burst("gateway", pid, gateway_journeys, args.settle, args.warm))
     kinds: list[Callable[[], Journey]] = [
         lambda: journeys.tools(),
         lambda: journeys.approval(),
@@ -493,8 +502,9 @@ def report(phases: list[Phase], args: argparse.Namespace, loop_name: str, load: 
         f"{load[1]}\n"
     )
     print(
-        "| phase | requests | completed with parity | errors | RSS before / peak / after MiB "
-        "| most open streams | RSS per open stream | TTFD p50 / p99 ms | wall s |"
+        "| phase | requests | completed with parity | errors "
+        "| RSS cold / before / peak / after MiB | most open streams "
+        "| RSS per open stream (peak - cold) | TTFD p50 / p99 ms | wall s |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
     checks = []
@@ -503,7 +513,8 @@ def report(phases: list[Phase], args: argparse.Namespace, loop_name: str, load: 
         good = len(p.outcomes) - len(p.failures)
         print(
             f"| {p.name} ({', '.join(kinds)}) | {len(p.outcomes)} | {good} | {len(p.failures)} "
-            f"| {p.rss_before:.0f} / {p.rss_peak:.0f} / {p.rss_after:.0f} | {p.most_open} "
+            f"| {p.rss_cold:.0f} / {p.rss_before:.0f} / {p.rss_peak:.0f} / {p.rss_after:.0f} "
+            f"| {p.most_open} "
             f"| {p.per_stream_kb:.0f} KB | {p.ttfd(0.5):.0f} / {p.ttfd(0.99):.0f} "
             f"| {p.elapsed:.1f} |"
         )
@@ -535,7 +546,7 @@ def report(phases: list[Phase], args: argparse.Namespace, loop_name: str, load: 
                 )
             )
             print(f"\n{p.name} failure ({o.kind}): {reason}")
-    if not any(p.name == "gateway" for p in phases):
+    if args.gateway > 0 and not any(p.name == "gateway" for p in phases):
         print("\ngateway phase skipped: LiteLLM is not installed in .tools/litellm")
     return print_checks(checks)
 
@@ -549,6 +560,9 @@ def main() -> None:
     parser.add_argument("--soak-clients", type=int, default=12, help="concurrent soak clients")
     parser.add_argument("--token-delay", type=float, default=0.02, help="offline-model pacing")
     parser.add_argument("--settle", type=float, default=3.0, help="seconds before 'after' RSS")
+    parser.add_argument(
+        "--warm", type=int, default=1, help="unmeasured rounds of each burst before 'before' RSS"
+    )
     args = parser.parse_args()
     loop_name = install_uvloop()
     raise_fd_limit(8 * max(args.trivial, args.advanced, args.gateway) + 256)

@@ -1,7 +1,7 @@
 """Scale of one LGOS process: a thousand concurrent streams on a slow model.
 
-One ``lgos serve`` (pinned to one core) holds ``--streams`` streaming Responses open against an
-offline-model that sends one token every 200 ms (``OFFLINE_MODEL_TOKEN_DELAY``). While all of
+One ``lgos serve`` (``--pin``: on one core of its own) holds ``--streams`` streaming Responses
+open against an offline-model that sends one token every 200 ms (``OFFLINE_MODEL_TOKEN_DELAY``). While all of
 them are open it measures:
 
 - RSS per open stream: (RSS with every stream open - RSS before) / streams;
@@ -281,7 +281,12 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=1000, help="concurrent slow streams")
     parser.add_argument("--words", type=int, default=60, help="input words (answer length)")
     parser.add_argument("--probes", type=int, default=20, help="new requests while held")
-    parser.add_argument("--no-pin", action="store_true", help="do not pin LGOS to one core")
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="pin LGOS to one core and the rest to the others (on a machine of one's own: on a "
+        "shared one, pinning ties LGOS to a core other work may be saturating)",
+    )
     parser.add_argument(
         "--model",
         choices=("chat", "fake"),
@@ -292,7 +297,7 @@ def main() -> None:
     loop_name = install_uvloop()
     raise_fd_limit(4 * args.streams + 256)
     cores = sorted(os.sched_getaffinity(0))
-    pin = not args.no_pin and len(cores) > 1
+    pin = args.pin and len(cores) > 1
     lgos_core, others = (cores[0], set(cores[1:])) if pin else (None, None)
     if others:
         os.sched_setaffinity(0, others)

@@ -51,6 +51,8 @@ class StreamResult:
     ttfd: float | None = None
     elapsed: float = 0.0
     error: str | None = None
+    last_event: str | None = None
+    """The type of the last event read (what a stream that hangs was waiting after)."""
 
     @property
     def ok(self) -> bool:
@@ -64,8 +66,10 @@ async def stream_response(
     headers: Mapping[str, str] | None = None,
     open_streams: OpenStreams | None = None,
     path: str = "/v1/responses",
+    give_up_after: float = 120.0,
 ) -> StreamResult:
-    """POST ``body`` (with ``stream: true``) and read the event stream to its end."""
+    """POST ``body`` (with ``stream: true``) and read the event stream to its end (an error
+    after ``give_up_after`` seconds without it)."""
     result = StreamResult()
     payload = orjson.dumps({**body, "stream": True})
     extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
@@ -75,17 +79,34 @@ async def stream_response(
         f"Content-Length: {len(payload)}\r\n\r\n"
     ).encode()
     started = time.perf_counter()
+    try:
+        async with asyncio.timeout(give_up_after):
+            await _exchange(port, head + payload, result, started, open_streams)
+    except TimeoutError:
+        result.error = f"no end after {give_up_after:.0f} s; last event {result.last_event}"
+    finally:
+        result.elapsed = time.perf_counter() - started
+    return result
+
+
+async def _exchange(
+    port: int,
+    request: bytes,
+    result: StreamResult,
+    started: float,
+    open_streams: OpenStreams | None,
+) -> None:
     writer: asyncio.StreamWriter | None = None
     counted = False
     try:
         reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1 << 20)
-        writer.write(head + payload)
+        writer.write(request)
         raw_headers = (await reader.readuntil(b"\r\n\r\n")).lower()
         if not raw_headers.startswith(b"http/1.1 200"):
             rest = await reader.read()
             status_line = raw_headers.split(b"\r\n", 1)[0].decode()
             result.error = f"{status_line}: {rest[:300].decode(errors='replace')}"
-            return result
+            return
         if open_streams is not None:
             open_streams.opened()
             counted = True
@@ -106,14 +127,12 @@ async def stream_response(
     except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError) as exc:
         result.error = f"{type(exc).__name__}: {exc}"
     finally:
-        result.elapsed = time.perf_counter() - started
         if counted and open_streams is not None:
             open_streams.closed()
             if result.ttfd is not None:
                 open_streams.streaming -= 1
         if writer is not None:
             writer.close()
-    return result
 
 
 class _Events:
@@ -141,6 +160,7 @@ class _Events:
             return
         event = orjson.loads(raw)
         kind = event.get("type")
+        self.result.last_event = kind
         if kind == "response.output_text.delta":
             if self.result.ttfd is None:
                 self.result.ttfd = time.perf_counter() - self.started

@@ -33,7 +33,7 @@ def test_load_benchmark_prints_every_phase_and_target() -> None:
         *("--trivial", "4", "--advanced", "3", "--gateway", "2"),
         *("--soak", "3", "--soak-clients", "4", "--settle", "0.5"),
     )
-    assert "| phase | requests | completed with parity | errors |" in out
+    assert "| phase | requests | completed with parity | errors " in out
     for phase in ("trivial (chat)", "advanced (", "gateway (gateway chat)", "soak ("):
         assert f"| {phase}" in out
     for kind in ("research", "save → approve", "background", "interrupt", "tools"):
