@@ -1,8 +1,8 @@
 """Scale of one LGOS process: a thousand concurrent streams on a slow model.
 
 One ``lgos serve`` (``--pin``: on one core of its own) holds ``--streams`` streaming Responses
-open against an offline-model that sends one token every 200 ms (``OFFLINE_MODEL_TOKEN_DELAY``). While all of
-them are open it measures:
+open against an offline-model that sends one token every 200 ms (``OFFLINE_MODEL_TOKEN_DELAY``).
+While all of them are open it measures:
 
 - RSS per open stream: (RSS with every stream open - RSS before) / streams;
 - event-loop lag, from LGOS's own opt-in probe (``LGOS_LOOP_LAG_INTERVAL``: a task that sleeps
