@@ -31,7 +31,7 @@ def test_load_benchmark_prints_every_phase_and_target() -> None:
     out = run_benchmark(
         "bench_load",
         *("--trivial", "4", "--advanced", "3", "--gateway", "2"),
-        *("--soak", "3", "--soak-clients", "4", "--settle", "0.5"),
+        *("--soak", "3", "--soak-clients", "4", "--settle", "0.5", "--warm", "0"),
     )
     assert "| phase | requests | completed with parity | errors " in out
     for phase in ("trivial (chat)", "advanced (", "gateway (gateway chat)", "soak ("):
