@@ -64,7 +64,7 @@ from scripts.load_client import (
     stream_response,
 )
 from scripts.ports import free_port
-from scripts.servers import ROOT, Server, serve
+from scripts.servers import ROOT, Server, serve, serve_lgos
 
 TARGET = "lgos_demo_graphs.registry:create_registry"
 LITELLM_BIN = ROOT / ".tools" / "litellm" / "bin" / "litellm"
@@ -171,24 +171,12 @@ def stack(state: Path, token_delay: float, with_gateway: bool) -> Iterator[Stack
             "LGOS_LOG_LEVEL": "warning",
             "DEMO_API_REPORT_STEP_SECONDS": "0.1",
         }
-        lgos_port, worker_port = free_port(), free_port()
+        # Start-up takes long on a busy shared machine: a generous health deadline.
         lgos = stack.enter_context(
-            serve(
-                ["lgos", "serve", TARGET, "--port", str(lgos_port)],
-                port=lgos_port,
-                env=env,
-                log=state / "lgos.log",
-                timeout=90,
-            )
+            serve_lgos("serve", TARGET, env=env, log=state / "lgos.log", timeout=90)
         )
         stack.enter_context(
-            serve(
-                ["lgos", "worker", TARGET, "--port", str(worker_port)],
-                port=worker_port,
-                env=env,
-                log=state / "worker.log",
-                timeout=90,
-            )
+            serve_lgos("worker", TARGET, env=env, log=state / "worker.log", timeout=90)
         )
         gateway = None
         if with_gateway:

@@ -14,32 +14,23 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.pregel import Pregel
 from lgos import GraphConfig, GraphRegistry
 from lgos.testing import ScriptedFakeChatModel
 from lgos_demo_graphs.model import DemoAPISettings, chat_model
+
+from scripts.bench_graphs import build
 
 FAKE_PIECES = [f"token{i} " for i in range(70)]
 FAKE_DELAY = 0.2
 
 
 def chat_graph(url_variable: str) -> Pregel[Any, Any, Any, Any]:
-    return graph_around(chat_model(DemoAPISettings(offline_model_url=os.environ[url_variable])))
+    return build(chat_model(DemoAPISettings(offline_model_url=os.environ[url_variable])))
 
 
 def fake_graph(delay: float) -> Pregel[Any, Any, Any, Any]:
-    return graph_around(ScriptedFakeChatModel(pieces=FAKE_PIECES, delay=delay, yield_between=True))
-
-
-def graph_around(model: Any) -> Pregel[Any, Any, Any, Any]:
-    async def answer(state: MessagesState) -> dict[str, Any]:
-        return {"messages": [await model.ainvoke(state["messages"])]}
-
-    builder = StateGraph(MessagesState)
-    builder.add_node("answer", answer)
-    builder.add_edge(START, "answer")
-    return builder.compile()
+    return build(ScriptedFakeChatModel(pieces=FAKE_PIECES, delay=delay, yield_between=True))
 
 
 def create_registry() -> GraphRegistry:

@@ -7,24 +7,10 @@ only that the scripts run end to end against their real processes and report eac
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
-from tests.support.servers import ROOT
+from tests.e2e.test_benchmark_script import run_benchmark
 
 VERDICT = re.compile(r"\| (PASS|FAIL) \|$", re.MULTILINE)
-
-
-def run_benchmark(script: str, *args: str) -> str:
-    result = subprocess.run(
-        [sys.executable, "-m", f"scripts.{script}", *args],
-        capture_output=True,
-        text=True,
-        timeout=400,
-        cwd=ROOT,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return result.stdout
 
 
 def test_load_benchmark_prints_every_phase_and_target() -> None:
