@@ -401,6 +401,18 @@ class Phase:
         return pct_ms([o.result.ttfd for o in self.outcomes if o.result.ttfd is not None], q)
 
 
+async def measured(
+    phase: Phase, meter: RSSMeter, open_streams: OpenStreams, started: float, settle: float
+) -> Phase:
+    """Close a phase's measurement: wall time, peak, most open; RSS ``settle`` s later."""
+    phase.elapsed = time.perf_counter() - started
+    await meter.stop()
+    phase.rss_peak, phase.most_open = meter.peak, open_streams.most
+    await asyncio.sleep(settle)
+    phase.rss_after = meter.now()
+    return phase
+
+
 async def burst(name: str, pid: int, journeys: list[Journey], settle: float, warm: int) -> Phase:
     """``warm`` unmeasured rounds first (pools and caches grow to this concurrency once, which
     is no leak); then RSS before, the measured round, RSS after. Every round's answers count."""
@@ -415,12 +427,7 @@ async def burst(name: str, pid: int, journeys: list[Journey], settle: float, war
     meter.start()
     started = time.perf_counter()
     phase.outcomes += await asyncio.gather(*(j(open_streams) for j in journeys))
-    phase.elapsed = time.perf_counter() - started
-    await meter.stop()
-    phase.rss_peak, phase.most_open = meter.peak, open_streams.most
-    await asyncio.sleep(settle)
-    phase.rss_after = meter.now()
-    return phase
+    return await measured(phase, meter, open_streams, started, settle)
 
 
 async def soak(
@@ -439,12 +446,7 @@ async def soak(
             phase.outcomes.append(await make(next(counter))(open_streams))
 
     await asyncio.gather(*(client() for _ in range(clients)))
-    phase.elapsed = time.perf_counter() - started
-    await meter.stop()
-    phase.rss_peak, phase.most_open = meter.peak, open_streams.most
-    await asyncio.sleep(settle)
-    phase.rss_after = meter.now()
-    return phase
+    return await measured(phase, meter, open_streams, started, settle)
 
 
 async def run(stack: Stack, args: argparse.Namespace) -> list[Phase]:
