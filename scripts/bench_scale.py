@@ -50,6 +50,8 @@ from scripts.ports import free_port
 from scripts.servers import Server, serve
 
 TOKEN_DELAY = 0.2
+# A saturated process is slow, not broken: on a busy shared machine the run took 205 s.
+GIVE_UP_AFTER = 900.0
 FILLER = " ".join(f"word{i}" for i in range(200))
 
 
@@ -145,7 +147,12 @@ async def run(server: Server, streams: int, words: int, probes: int, kind: str) 
     inputs = [prompt(f"stream {i}", words) for i in range(streams)]
     tasks = [
         asyncio.create_task(
-            stream_response(port, {"model": slow, "input": text}, open_streams=open_streams)
+            stream_response(
+                port,
+                {"model": slow, "input": text},
+                open_streams=open_streams,
+                give_up_after=GIVE_UP_AFTER,
+            )
         )
         for text in inputs
     ]
