@@ -10,7 +10,7 @@ SYNCED := .venv/.synced
 RUN := $(UV) run --frozen
 
 .PHONY: dev dev-up dev-down dev-status gateway-sync test lint typecheck test-unit test-contract \
-	test-integration test-e2e bench bench-files sync clean chromium
+	test-integration test-e2e bench bench-files bench-load sync clean chromium
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -148,6 +148,10 @@ bench: $(SYNCED) $(SEARXNG)  ## serving overhead vs. in-process (also advanced-g
 
 bench-files: $(SYNCED) $(POSTGRES)  ## Files service throughput, search latency, memory
 	$(RUN) python -m scripts.bench_files
+
+bench-load: $(SYNCED) $(SEARXNG) $(POSTGRES) $(REDIS) $(LITELLM)  ## concurrent streams, soak, 1,000 streams
+	$(RUN) python -m scripts.bench_load
+	$(RUN) python -m scripts.bench_scale
 
 clean:
 	rm -rf .venv $(TOOLS) .dev .mypy_cache .ruff_cache .pytest_cache

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.pregel import Pregel
 from lgos import GraphConfig, GraphFeature, GraphRegistry
@@ -18,7 +19,9 @@ STREAM_CHUNKS = 200
 USAGE = {"input_tokens": 5, "output_tokens": STREAM_CHUNKS, "total_tokens": STREAM_CHUNKS + 5}
 
 
-def build(model: ScriptedFakeChatModel) -> Pregel[Any, Any, Any, Any]:
+def build(model: BaseChatModel) -> Pregel[Any, Any, Any, Any]:
+    """One node: the model's answer to the messages (also the scale benchmark's graph)."""
+
     async def answer(state: MessagesState) -> dict[str, Any]:
         return {"messages": [await model.ainvoke(state["messages"])]}
 

@@ -106,8 +106,11 @@ def serve_searxng(state: Path) -> Iterator[Server]:
 
 
 @contextmanager
-def serve_lgos(command: str, target: str, *, env: Mapping[str, str], log: Path) -> Iterator[Server]:
+def serve_lgos(
+    command: str, target: str, *, env: Mapping[str, str], log: Path, timeout: float = 30.0
+) -> Iterator[Server]:
     """``lgos serve`` or ``lgos worker`` for ``target`` on a free port (its health route)."""
     port = free_port()
-    with serve(["lgos", command, target, "--port", str(port)], port=port, env=env, log=log) as s:
+    args = ["lgos", command, target, "--port", str(port)]
+    with serve(args, port=port, env=env, log=log, timeout=timeout) as s:
         yield s

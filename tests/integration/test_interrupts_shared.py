@@ -248,3 +248,29 @@ async def test_store_is_shared_through_postgres(
     with psycopg.connect(postgres_uri) as conn:
         rows = conn.execute("select key from store where prefix = 'test-notes'").fetchall()
     assert (note,) in rows
+
+
+async def test_resume_as_soon_as_the_streamed_pause_is_read(
+    two_servers: tuple[Server, Server],
+) -> None:
+    """A client that resumes the moment its stream of the pause ends (the load benchmark's
+    lean client does) finds the run's lease already released: no 409 ``run_busy``."""
+    from scripts.load_client import stream_response
+
+    ports = [int(server.url.rsplit(":", 1)[1]) for server in two_servers]
+    for attempt in range(8):
+        paused = await stream_response(
+            ports[0], {"model": "interruptible-approval", "input": "Ship it"}
+        )
+        assert paused.ok and paused.response is not None, paused.error
+        call = paused.response["output"][0]
+        resume = {
+            "model": "interruptible-approval",
+            "previous_response_id": paused.response["id"],
+            "input": [
+                {"type": "function_call_output", "call_id": call["call_id"], "output": "approve"}
+            ],
+        }
+        done = await stream_response(ports[attempt % 2], resume)
+        assert done.ok, done.error
+        assert done.text.startswith("Decision: approved.")

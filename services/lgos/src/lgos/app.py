@@ -28,6 +28,7 @@ from lgos.errors import (
 )
 from lgos.interrupts.runs import SecondInterruptError
 from lgos.interrupts.sweep import sweep_forever
+from lgos.loop_lag import probe_loop_lag
 from lgos.outages import is_outage
 from lgos.protocol import openapi
 from lgos.protocol.chat.routes import router as chat_router
@@ -79,16 +80,19 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await state.open()
-        sweeper = None
+        chores = []
         interrupt_graphs = any(GraphFeature.INTERRUPTS in c.features for c in registry.values())
         if interrupt_graphs and settings.sweep_interval > 0:
-            sweeper = asyncio.create_task(sweep_forever(state.interrupts, settings))
+            chores.append(asyncio.create_task(sweep_forever(state.interrupts, settings)))
+        if settings.loop_lag_interval > 0:
+            probe = probe_loop_lag(settings.loop_lag_interval, settings.loop_lag_report_every)
+            chores.append(asyncio.create_task(probe))
         try:
             yield
         finally:
-            if sweeper is not None:
-                sweeper.cancel()
-                await asyncio.gather(sweeper, return_exceptions=True)
+            for chore in chores:
+                chore.cancel()
+            await asyncio.gather(*chores, return_exceptions=True)
             await state.aclose()
 
     app = FastAPI(title="LangGraph OpenAI Serve", version="0.1.0", lifespan=lifespan)

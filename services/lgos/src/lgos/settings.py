@@ -26,6 +26,15 @@ class LGOSSettings(BaseSettings):
     sse_ping_interval: float = Field(
         default=15.0, gt=0, description="Seconds of graph silence before a ': ping' comment."
     )
+    loop_lag_interval: float = Field(
+        default=0.0,
+        ge=0,
+        description="Seconds between event-loop lag probes (an 'event loop lag' log line per "
+        "report window); 0 (the default): no probe.",
+    )
+    loop_lag_report_every: float = Field(
+        default=2.0, gt=0, description="Seconds of lag samples each 'event loop lag' line sums up."
+    )
     api_keys: Annotated[dict[str, str], NoDecode] = Field(
         default_factory=dict,
         repr=False,

@@ -57,6 +57,9 @@ class InterruptRun:
     heartbeat: asyncio.Task[None] | None = field(default=None, repr=False)
     finished: bool = field(default=False)
     """The invocation drained and ``finish`` ran: paused (batch kept) or done (thread deleted)."""
+    closed: bool = field(default=False)
+    """``close`` ran: the lease is released (a stream closes before its terminal event and
+    again when the response ends)."""
 
     @property
     def config(self) -> RunnableConfig:
@@ -189,6 +192,8 @@ class InterruptService:
     async def close(self, run: InterruptRun) -> None:
         """Release the lease; a run that failed or was cancelled before producing a batch leaves
         nothing behind (unless its lease was lost: the thread is then someone else's)."""
+        if run.closed:
+            return
         if run.heartbeat is not None:
             run.heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -198,6 +203,7 @@ class InterruptService:
                 await delete_quietly(self.saver, run.thread_id)
         finally:
             await self.coordinator.release(run.lease)
+        run.closed = True
 
 
 def _asking_task(task: PregelTask) -> str:

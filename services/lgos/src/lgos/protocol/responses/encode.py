@@ -9,7 +9,7 @@ partial answer and marks the unfinished message incomplete).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Literal
 
 import orjson
@@ -303,7 +303,10 @@ async def encode_stream(
     plan: RunPlan,
     shell: ResponseShell,
     progress: ProgressCallback | None = None,
+    before_terminal: Callable[[], Awaitable[None]] | None = None,
 ) -> AsyncIterator[bytes]:
+    """The Responses event stream of ``plan``; ``before_terminal`` runs (once) just before the
+    terminal event is yielded, so what it releases is free when a client reads that event."""
     encoder = _Encoder(shell)
     yield encoder.response_event("response.created", shell.build("in_progress", [])) + (
         encoder.response_event("response.in_progress", shell.build("in_progress", []))
@@ -342,6 +345,8 @@ async def encode_stream(
                 "response.failed", shell.build("failed", encoder.output, failed=True)
             )
         )
+        if before_terminal is not None:
+            await before_terminal()
         yield b"".join(failure)
         return
     assert outcome is not None
@@ -365,6 +370,8 @@ async def encode_stream(
             ),
         )
     )
+    if before_terminal is not None:
+        await before_terminal()
     yield b"".join(frames)
 
 

@@ -69,10 +69,13 @@ async def _interrupt_response(
         previous_response_id=decoded.resume.previous_response_id if decoded.resume else None,
     )
     if decoded.graph_request.stream:
+        # The lease is released before the terminal event goes out: a client that resumes as
+        # soon as it reads the pause must not meet its own run still "executing" (409).
+        close = functools.partial(service.close, run)
         return SSEResponse(
-            encode_stream(runner, plan, shell),
+            encode_stream(runner, plan, shell, before_terminal=close),
             ping_interval=state.settings.sse_ping_interval,
-            on_close=functools.partial(service.close, run),
+            on_close=close,
         )
     try:
         outcome = await run_or_cancel(request, runner.invoke(plan))
