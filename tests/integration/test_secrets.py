@@ -94,6 +94,20 @@ def stack(
     redis.Redis.from_url(REDIS_URL).delete(queue)
 
 
+def responses_traffic(prefix: str) -> list[dict[str, object]]:
+    """Responses bodies that answer, fail validation or fail inside the graph (both ways)."""
+    failure = {"lgos_settings": json.dumps({"outcome": "failure"})}
+    return [
+        {"model": f"{prefix}simple-graph", "input": "hello"},
+        {"model": f"{prefix}simple-graph", "input": "hello", "stream": True},
+        {"model": f"{prefix}missing", "input": "x"},
+        {"model": f"{prefix}simple-graph", "input": [{"type": []}]},
+        {"model": f"{prefix}simple-graph", "input": "x", "temperature": 2},
+        {"model": f"{prefix}response-outcomes", "input": "x", "metadata": failure},
+        {"model": f"{prefix}response-outcomes", "input": "x", "stream": True, "metadata": failure},
+    ]
+
+
 def drive_lgos(http: httpx.Client, seen: Seen) -> None:
     keyed = {"Authorization": f"Bearer {LGOS_KEY}"}
     for headers in ({}, {"Authorization": "Bearer sk-wrong"}, {"Authorization": LGOS_KEY}):
@@ -102,22 +116,7 @@ def drive_lgos(http: httpx.Client, seen: Seen) -> None:
     for model in models:
         seen.record(http.get(f"/v1/models/{model['id']}", headers=keyed))
     bodies = [
-        {"model": "simple-graph", "input": "hello"},
-        {"model": "simple-graph", "input": "hello", "stream": True},
-        {"model": "missing", "input": "x"},
-        {"model": "simple-graph", "input": [{"type": []}]},
-        {"model": "simple-graph", "input": "x", "temperature": 2},
-        {
-            "model": "response-outcomes",
-            "input": "x",
-            "metadata": {"lgos_settings": json.dumps({"outcome": "failure"})},
-        },
-        {
-            "model": "response-outcomes",
-            "input": "x",
-            "stream": True,
-            "metadata": {"lgos_settings": json.dumps({"outcome": "failure"})},
-        },
+        *responses_traffic(""),
         {"model": "interruptible-approval", "input": "Ship it"},
         {
             "model": "interruptible-approval",
@@ -241,23 +240,8 @@ def drive_gateway(http: httpx.Client, seen: Seen) -> None:
     for path in ("/v1/models", "/model/info", "/v1/model/info", "/model_group/info"):
         seen.record(http.get(path, headers=keyed))
     for body in (
-        {"model": "lgos/simple-graph", "input": "hello"},
-        {"model": "lgos/simple-graph", "input": "hello", "stream": True},
-        {"model": "lgos/missing", "input": "x"},
-        {"model": "lgos/simple-graph", "input": [{"type": []}]},
-        {"model": "lgos/simple-graph", "input": "x", "temperature": 2},
+        *responses_traffic("lgos/"),
         {"model": "lgos-files-service", "input": "x"},
-        {
-            "model": "lgos/response-outcomes",
-            "input": "x",
-            "metadata": {"lgos_settings": json.dumps({"outcome": "failure"})},
-        },
-        {
-            "model": "lgos/response-outcomes",
-            "input": "x",
-            "stream": True,
-            "metadata": {"lgos_settings": json.dumps({"outcome": "failure"})},
-        },
         {"model": "lgos/background-report", "input": "x", "background": True},
     ):
         seen.record(http.post("/v1/responses", json=body, headers=keyed))
