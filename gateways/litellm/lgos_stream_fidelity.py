@@ -1,4 +1,5 @@
-"""LiteLLM callback: streamed terminal events keep the usage LGOS sent (or none).
+"""LiteLLM callback: streamed terminal events keep the usage LGOS sent (or none), and an
+upstream ``response.failed`` reaches the client as LGOS sent it.
 
 LiteLLM 1.108.7 estimates usage for a streamed ``response.completed``/``incomplete`` whose
 upstream reported none (graphs without model calls, interrupt pauses) and writes it without
@@ -38,12 +39,36 @@ def without_estimated_usage(chunk: Any) -> Any:
     return chunk.model_copy(update={"response": restored})
 
 
+def upstream_failure(stream: Any) -> Any:
+    """The upstream's own ``response.failed`` event, if the stream just stopped at one.
+
+    LiteLLM 1.108.7 raises on an upstream ``response.failed`` (for mid-stream fallbacks) and the
+    proxy then writes a failure of its own: no output (the partial answer is lost) and without
+    ``tools``/``tool_choice``/``parallel_tool_calls``, which strict SDK clients reject (measured).
+    The provider iterator keeps the terminal event it parsed in ``completed_response``; the
+    router's fallback wrapper (what the hook is handed) holds that iterator as
+    ``_billing_source`` (private in 1.108.7: the gateway tests catch a rename).
+    """
+    for source in (stream, getattr(stream, "_billing_source", None)):
+        terminal = getattr(source, "completed_response", None)
+        if _field(terminal, "type") == "response.failed":
+            return terminal
+    return None
+
+
 class RestoreUpstreamUsage(CustomLogger):
     async def async_post_call_streaming_iterator_hook(
         self, user_api_key_dict: Any, response: Any, request_data: dict[str, Any]
     ) -> AsyncGenerator[Any, None]:
-        async for chunk in response:
-            yield without_estimated_usage(chunk)
+        try:
+            async for chunk in response:
+                yield without_estimated_usage(chunk)
+        except Exception:
+            failed = upstream_failure(response)
+            if failed is None:
+                raise
+            # What LGOS sent, unchanged: the proxy then adds no failure event of its own.
+            yield failed
 
 
 restore_upstream_usage = RestoreUpstreamUsage()

@@ -1,9 +1,10 @@
 """No secret appears in model discovery, an error or a log line.
 
 Every service gets a distinctive secret (LGOS API keys, the graphs' model key, database
-passwords, the Files service key); the test drives traffic and failures (wrong keys, unknown
-ids, bad input, a failing graph, background and interrupt runs, uploads), then greps every
-response body and header and every log file for each secret.
+passwords, the Files service key, the LiteLLM gateway's master key); the test drives traffic
+and failures (wrong keys, unknown ids, bad input, a failing graph, background and interrupt
+runs, uploads) directly and through the real LiteLLM proxy (which holds the LGOS and Files
+keys), then greps every response body and header and every log file for each secret.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import httpx
 import pytest
 import redis
 
+from tests.support.gateways import run_litellm_sync, serve_litellm
 from tests.support.servers import Server, free_port, serve, serve_lgos
 from tests.support.shared_state import REDIS_URL
 
@@ -26,7 +28,10 @@ LGOS_KEY = "sk-lgos-secret-7f3a9c"
 MODEL_KEY = "sk-model-secret-b41d2e"
 FILES_KEY = "sk-files-secret-e8c5a1"
 PG_PASSWORD = "pg-secret-90ad7b"
-SECRETS = (LGOS_KEY, MODEL_KEY, FILES_KEY, PG_PASSWORD)
+GATEWAY_MASTER_KEY = "sk-gateway-secret-5c27f0"
+SECRETS = (LGOS_KEY, MODEL_KEY, FILES_KEY, PG_PASSWORD, GATEWAY_MASTER_KEY)
+# Internal state a client must not see either.
+TRACEBACK = "Traceback (most recent call last)"
 
 
 @dataclass
@@ -89,6 +94,20 @@ def stack(
     redis.Redis.from_url(REDIS_URL).delete(queue)
 
 
+def responses_traffic(prefix: str) -> list[dict[str, object]]:
+    """Responses bodies that answer, fail validation or fail inside the graph (both ways)."""
+    failure = {"lgos_settings": json.dumps({"outcome": "failure"})}
+    return [
+        {"model": f"{prefix}simple-graph", "input": "hello"},
+        {"model": f"{prefix}simple-graph", "input": "hello", "stream": True},
+        {"model": f"{prefix}missing", "input": "x"},
+        {"model": f"{prefix}simple-graph", "input": [{"type": []}]},
+        {"model": f"{prefix}simple-graph", "input": "x", "temperature": 2},
+        {"model": f"{prefix}response-outcomes", "input": "x", "metadata": failure},
+        {"model": f"{prefix}response-outcomes", "input": "x", "stream": True, "metadata": failure},
+    ]
+
+
 def drive_lgos(http: httpx.Client, seen: Seen) -> None:
     keyed = {"Authorization": f"Bearer {LGOS_KEY}"}
     for headers in ({}, {"Authorization": "Bearer sk-wrong"}, {"Authorization": LGOS_KEY}):
@@ -97,22 +116,7 @@ def drive_lgos(http: httpx.Client, seen: Seen) -> None:
     for model in models:
         seen.record(http.get(f"/v1/models/{model['id']}", headers=keyed))
     bodies = [
-        {"model": "simple-graph", "input": "hello"},
-        {"model": "simple-graph", "input": "hello", "stream": True},
-        {"model": "missing", "input": "x"},
-        {"model": "simple-graph", "input": [{"type": []}]},
-        {"model": "simple-graph", "input": "x", "temperature": 2},
-        {
-            "model": "response-outcomes",
-            "input": "x",
-            "metadata": {"lgos_settings": json.dumps({"outcome": "failure"})},
-        },
-        {
-            "model": "response-outcomes",
-            "input": "x",
-            "stream": True,
-            "metadata": {"lgos_settings": json.dumps({"outcome": "failure"})},
-        },
+        *responses_traffic(""),
         {"model": "interruptible-approval", "input": "Ship it"},
         {
             "model": "interruptible-approval",
@@ -189,8 +193,102 @@ def test_no_secret_in_any_response_or_log(stack: tuple[Server, Server, Path, Pat
     assert {p.name for p in log_files} >= {"lgos.log", "worker.log", "files.log"}
     # The graph failures were logged with their details, so the logs are not empty.
     assert "DemoFailure" in (logs / "lgos.log").read_text()
+    for text in seen.texts:
+        assert TRACEBACK not in text, f"a stack trace in a response: {text[:300]}"
     for secret in SECRETS:
         for text in seen.texts:
             assert secret not in text, f"{secret} in a response: {text[:300]}"
         for log in log_files:
             assert secret not in log.read_text(), f"{secret} in {log.name}"
+
+
+@pytest.fixture(scope="module")
+def gateway(stack: tuple[Server, Server, Path, Path]) -> Iterator[Server]:
+    """The real LiteLLM proxy as `make dev` runs it: it holds the LGOS key and the Files key."""
+    lgos, files, logs, _ = stack
+    config = logs / "litellm.yaml"
+    synced = run_litellm_sync(
+        "--lgos-url",
+        lgos.url,
+        "--config",
+        str(config),
+        "--upstream-key",
+        "os.environ/LGOS_API_KEY",
+        env={"LGOS_API_KEY": LGOS_KEY, "LGOS_URL": lgos.url},
+    )
+    assert synced.returncode == 0, synced.stderr
+    # The config names variables, never the keys themselves.
+    assert not any(secret in config.read_text() for secret in SECRETS)
+    env = {
+        "OPENAI_GATEWAY_API_KEY": GATEWAY_MASTER_KEY,
+        "LGOS_API_KEY": LGOS_KEY,
+        "FILES_API_BASE": f"{files.url}/v1",
+        "FILES_API_KEY": FILES_KEY,
+        # No MCP server runs here: the demo_db entry points at a closed port (one more failure).
+        "MCP_DEMO_DB_URL": f"http://127.0.0.1:{free_port()}/mcp",
+    }
+    with serve_litellm(config, logs, env, name="litellm") as server:
+        yield server
+
+
+def drive_gateway(http: httpx.Client, seen: Seen) -> None:
+    keyed = {"Authorization": f"Bearer {GATEWAY_MASTER_KEY}"}
+    for headers in ({}, {"Authorization": "Bearer sk-wrong"}, {"x-litellm-api-key": "sk-x"}):
+        seen.record(http.get("/v1/models", headers=headers))
+        seen.record(http.post("/v1/responses", headers=headers, json={"model": "x"}))
+    # Discovery and what a key holder can read about deployments.
+    for path in ("/v1/models", "/model/info", "/v1/model/info", "/model_group/info"):
+        seen.record(http.get(path, headers=keyed))
+    for body in (
+        *responses_traffic("lgos/"),
+        {"model": "lgos-files-service", "input": "x"},
+        {"model": "lgos/background-report", "input": "x", "background": True},
+    ):
+        seen.record(http.post("/v1/responses", json=body, headers=keyed))
+    seen.record(http.get("/v1/responses/resp_" + "1" * 32, headers=keyed))
+    for model in ("lgos/simple-graph", "lgos/missing"):
+        seen.record(
+            http.post(
+                "/v1/chat/completions",
+                headers=keyed,
+                json={"model": model, "messages": [{"role": "user", "content": "x"}]},
+            )
+        )
+    # The Files API through the gateway (to the Files service with the key the gateway holds).
+    uploaded = seen.record(
+        http.post(
+            "/v1/files",
+            headers=keyed,
+            files={"file": ("a.md", b"x")},
+            data={"purpose": "assistants"},
+        )
+    )
+    seen.record(http.get("/v1/files", headers=keyed))
+    seen.record(http.get("/v1/files/file-unknown", headers=keyed))
+    seen.record(http.post("/v1/files", headers=keyed, data={"purpose": "nope"}))
+    if uploaded.status_code == 200:
+        seen.record(http.delete(f"/v1/files/{uploaded.json()['id']}", headers=keyed))
+    # MCP tools: the configured server is down.
+    seen.record(http.get("/v1/mcp/tools", headers=keyed))
+    # LiteLLM's health check calls every deployment and reports each with its parameters.
+    seen.record(http.get("/health", headers=keyed, params={"model": "lgos/simple-graph"}))
+    seen.record(http.get("/health", headers=keyed, params={"model": "lgos-files-service"}))
+
+
+def test_no_secret_through_the_litellm_gateway(
+    stack: tuple[Server, Server, Path, Path], gateway: Server
+) -> None:
+    _, _, logs, _ = stack
+    seen = Seen()
+    with httpx.Client(base_url=gateway.url, timeout=60) as http:
+        drive_gateway(http, seen)
+    statuses = [t for t in seen.texts if t.startswith("{")]
+    assert statuses  # the gateway answered with bodies
+    log = (logs / "litellm.log").read_text()
+    assert "lgos/simple-graph" in log or "litellm" in log.lower()
+    for secret in SECRETS:
+        for text in seen.texts:
+            assert secret not in text, f"{secret} in a gateway response: {text[:300]}"
+        assert secret not in log, f"{secret} in litellm.log"
+    for text in seen.texts:
+        assert TRACEBACK not in text, f"a stack trace in a gateway response: {text[:300]}"

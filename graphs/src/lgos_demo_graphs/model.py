@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_openai import ChatOpenAI
-from pydantic import SecretStr
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 OFFLINE_MODEL = "offline-model"
@@ -20,6 +20,15 @@ class DemoAPISettings(BaseSettings):
     openai_base_url: str | None = None
     openai_model: str | None = None
     offline_model_url: str = "http://127.0.0.1:3007/v1"
+    model_timeout: float = Field(
+        default=120.0,
+        gt=0,
+        description=(
+            "Seconds the model may stay silent (connecting, before its answer starts, or "
+            "between two streamed chunks) before the call fails: a stalled upstream ends the "
+            "run with response.failed, keeping what was streamed, instead of a hang."
+        ),
+    )
 
     @property
     def offline(self) -> bool:
@@ -38,6 +47,7 @@ def chat_model(settings: DemoAPISettings | None = None, **kwargs: Any) -> ChatOp
         api_key = settings.openai_api_key  # type: ignore[assignment]
         model = settings.openai_model or "gpt-4.1-mini"
     # stream_usage: ChatOpenAI only asks for streamed usage on OpenAI's default URL by itself.
+    kwargs.setdefault("timeout", settings.model_timeout)
     return ChatOpenAI(
         model=model, base_url=base_url, api_key=api_key, stream_usage=True, max_retries=1, **kwargs
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+import http_framing
 import uvicorn
 
 from files_service.app import create_app
@@ -26,4 +27,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         port=settings.port,
         access_log=False,
         log_level=settings.log_level,
+        # Garbled HTTP framing gets the OpenAI envelope too, not uvicorn's plain-text 400.
+        http=http_framing.PROTOCOL,
     )

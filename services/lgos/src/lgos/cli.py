@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from datetime import timedelta
 
+import http_framing
 import uvicorn
 from fastapi import FastAPI
 from pydantic import ValidationError
@@ -127,6 +128,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         log_level=settings.log_level,
         access_log=False,
         timeout_graceful_shutdown=5,
+        # Garbled HTTP framing gets the OpenAI envelope too, not uvicorn's plain-text 400.
+        http=http_framing.PROTOCOL,
     )
 
 
