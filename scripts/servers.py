@@ -76,6 +76,37 @@ def serve(
             process.wait()
 
 
+LITELLM_BIN = ROOT / ".tools" / "litellm" / "bin" / "litellm"
+
+
+@contextmanager
+def serve_litellm(
+    config: Path,
+    state: Path,
+    env: Mapping[str, str],
+    name: str = "litellm",
+    *,
+    litellm: Path = LITELLM_BIN,
+    timeout: float = 90.0,
+) -> Iterator[Server]:
+    """The pinned LiteLLM proxy (.tools/litellm) under ``lgos-litellm-serve`` on a free port; the
+    proxy's own pid is in ``state/<name>.pid.child``."""
+    if not litellm.exists():
+        raise RuntimeError("LiteLLM is not installed; `make test` installs it into .tools/litellm")
+    port = free_port()
+    pid_file = state / f"{name}.pid"
+    args = ["lgos_gateways.litellm_serve", "--config", str(config), "--port", str(port)]
+    with serve(
+        [*args, "--pid-file", str(pid_file), "--litellm", str(litellm)],
+        port=port,
+        env=env,
+        log=state / f"{name}.log",
+        timeout=timeout,
+        health_path="/health/liveliness",
+    ) as server:
+        yield server
+
+
 SEARXNG_DIR = ROOT / "services" / "searxng"
 SEARXNG_PYTHON = ROOT / ".tools" / "searxng" / "bin" / "python"
 
