@@ -10,7 +10,7 @@ SYNCED := .venv/.synced
 RUN := $(UV) run --frozen
 
 .PHONY: dev dev-up dev-down dev-status gateway-sync test lint typecheck test-unit test-contract \
-	test-integration test-e2e bench bench-files sync clean chromium
+	test-integration test-e2e bench bench-files bench-gateway sync clean chromium
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -148,6 +148,9 @@ bench: $(SYNCED) $(SEARXNG)  ## serving overhead vs. in-process (also advanced-g
 
 bench-files: $(SYNCED) $(POSTGRES)  ## Files service throughput, search latency, memory
 	$(RUN) python -m scripts.bench_files
+
+bench-gateway: $(SYNCED) $(LITELLM)  ## the LiteLLM hop: LGOS direct vs through the gateway
+	$(RUN) python -m scripts.bench_gateway
 
 clean:
 	rm -rf .venv $(TOOLS) .dev .mypy_cache .ruff_cache .pytest_cache

@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,6 +88,7 @@ def serve_litellm(
     *,
     litellm: Path = LITELLM_BIN,
     timeout: float = 90.0,
+    litellm_args: Sequence[str] = (),
 ) -> Iterator[Server]:
     """The pinned LiteLLM proxy (.tools/litellm) under ``lgos-litellm-serve`` on a free port; the
     proxy's own pid is in ``state/<name>.pid.child``."""
@@ -97,7 +98,7 @@ def serve_litellm(
     pid_file = state / f"{name}.pid"
     args = ["lgos_gateways.litellm_serve", "--config", str(config), "--port", str(port)]
     with serve(
-        [*args, "--pid-file", str(pid_file), "--litellm", str(litellm)],
+        [*args, "--pid-file", str(pid_file), "--litellm", str(litellm), "--", *litellm_args],
         port=port,
         env=env,
         log=state / f"{name}.log",

@@ -5,12 +5,15 @@ upstream reported none (graphs without model calls, interrupt pauses) and writes
 ``input_tokens_details``/``output_tokens_details``, a shape the OpenAI schema rejects (strict SDK
 clients fail). LGOS always sends both details when it reports usage, so a usage object without
 them is LiteLLM's estimate: this hook removes it, restoring what LGOS streamed.
-Runs inside LiteLLM's own venv (.tools/litellm), named in config.yaml ``litellm_settings``.
+
+It is LiteLLM's per-chunk deployment hook, which LiteLLM awaits for every callback anyway and
+which sees each event right after the estimate is written. (A stream *iterator* hook would wrap
+the whole stream in two more async generator layers per chunk: measured slower.)
+Runs inside LiteLLM's own venv (.tools/litellm), via lgos_callbacks.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
 from typing import Any
 
 from litellm.integrations.custom_logger import CustomLogger
@@ -39,11 +42,13 @@ def without_estimated_usage(chunk: Any) -> Any:
 
 
 class RestoreUpstreamUsage(CustomLogger):
-    async def async_post_call_streaming_iterator_hook(
-        self, user_api_key_dict: Any, response: Any, request_data: dict[str, Any]
-    ) -> AsyncGenerator[Any, None]:
-        async for chunk in response:
-            yield without_estimated_usage(chunk)
+    async def async_post_call_streaming_deployment_hook(
+        self, request_data: dict[str, Any], response_chunk: Any, call_type: Any
+    ) -> Any:
+        # None keeps the chunk as it is: the common case costs one attribute read.
+        restored = without_estimated_usage(response_chunk)
+        return None if restored is response_chunk else restored
 
 
+# Standalone, for measuring the hooks one by one (scripts/bench_gateway.py --hooks-share).
 restore_upstream_usage = RestoreUpstreamUsage()

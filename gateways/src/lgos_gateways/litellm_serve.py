@@ -125,6 +125,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--pid-file", type=Path, help="where a catalog sync finds this supervisor")
     parser.add_argument("--litellm", help="the litellm executable (default: LITELLM_BIN or PATH)")
+    parser.add_argument(
+        "litellm_args", nargs=argparse.REMAINDER, help="after --: more arguments for litellm"
+    )
     args = parser.parse_args(argv)
     configure_logging(os.environ.get("LGOS_LOG_LEVEL", "info"))
     if not os.environ.get("OPENAI_GATEWAY_API_KEY"):
@@ -137,6 +140,7 @@ def main(argv: list[str] | None = None) -> None:
         args.host,
         "--port",
         str(args.port),
+        *args.litellm_args[args.litellm_args[:1] == ["--"] :],
     ]
     path = os.pathsep.join(p for p in (str(HOOKS_DIR), os.environ.get("PYTHONPATH")) if p)
     # The cost map ships with LiteLLM; without this it retries a download at every start.

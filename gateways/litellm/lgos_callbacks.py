@@ -1,0 +1,20 @@
+"""The one LiteLLM callback object config.yaml names: our stream-fidelity and idempotency hooks.
+
+LiteLLM 1.108.7 walks its whole callback list for every streamed chunk (a runtime Protocol
+``isinstance`` check and an awaited no-op per entry, measured with py-spy by
+``scripts/bench_gateway.py``), so each extra ``CustomLogger`` costs per chunk even when it does
+nothing there. Both hooks therefore live on one object. Each module says why its hook exists.
+Runs inside LiteLLM's own venv (.tools/litellm), named in config.yaml ``litellm_settings``.
+"""
+
+from __future__ import annotations
+
+from lgos_idempotency import ForwardIdempotencyKey
+from lgos_stream_fidelity import RestoreUpstreamUsage
+
+
+class LgosCallbacks(ForwardIdempotencyKey, RestoreUpstreamUsage):
+    """``async_pre_call_hook`` from one parent, the streaming deployment hook from the other."""
+
+
+lgos_callbacks = LgosCallbacks()
