@@ -472,8 +472,16 @@ def main() -> None:
         metavar="GIT_REF",
         help="also the production gateway with the hooks (and their config) of this commit",
     )
+    parser.add_argument(
+        "--alt-pythonpath",
+        type=Path,
+        help="also the production gateway with this directory on its PYTHONPATH (extra packages)",
+    )
     args = parser.parse_args()
     variants = COMPARISONS["hooks" if args.hooks_share else args.compare]
+    if args.alt_pythonpath:
+        path = f"{ROOT}{os.pathsep}{args.alt_pythonpath}"
+        variants = [*variants, Variant(f"+ {args.alt_pythonpath}", env={"PYTHONPATH": path})]
     if args.hooks_from:
         hooks_dir = Path(tempfile.mkdtemp(prefix="bench-gateway-hooks-"))
         variants = [*variants, hooks_at(args.hooks_from, hooks_dir)]
@@ -484,7 +492,7 @@ def main() -> None:
     with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="bench-gateway-") as tmp:
         state = Path(tmp)
         lgos_port = free_port()
-        lgos = start_server(lgos_port, set(os.sched_getaffinity(0)))
+        lgos = start_server(lgos_port, set(os.sched_getaffinity(0)), timeout=180)
         stack.callback(lgos.wait)
         stack.callback(lgos.terminate)
         lgos_url = f"http://127.0.0.1:{lgos_port}"

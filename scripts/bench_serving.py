@@ -195,7 +195,7 @@ async def drive(per_worker: list[Callable[[], Awaitable[Sample]]], seconds: floa
     return cell
 
 
-def start_server(port: int, cores: set[int]) -> subprocess.Popen[bytes]:
+def start_server(port: int, cores: set[int], timeout: float = 30.0) -> subprocess.Popen[bytes]:
     """``lgos serve`` of the benchmark graphs on ``port``, pinned to ``cores``."""
     env = {
         **os.environ,
@@ -211,7 +211,7 @@ def start_server(port: int, cores: set[int]) -> subprocess.Popen[bytes]:
         stderr=subprocess.DEVNULL,
         preexec_fn=lambda: os.sched_setaffinity(0, cores),
     )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1):

@@ -16,5 +16,12 @@ from lgos_stream_fidelity import RestoreUpstreamUsage
 class LgosCallbacks(ForwardIdempotencyKey, RestoreUpstreamUsage):
     """``async_pre_call_hook`` from one parent, the streaming deployment hook from the other."""
 
+    # Named on this class itself: LiteLLM runs a pre-call hook only when it is in the class's
+    # own ``vars()`` (an inherited one is skipped: measured, the Idempotency-Key got lost).
+    async_pre_call_hook = ForwardIdempotencyKey.async_pre_call_hook
+    async_post_call_streaming_deployment_hook = (
+        RestoreUpstreamUsage.async_post_call_streaming_deployment_hook
+    )
+
 
 lgos_callbacks = LgosCallbacks()
