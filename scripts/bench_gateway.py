@@ -122,6 +122,12 @@ COMPARISONS: dict[str, list[Variant]] = {
         Variant("NUM_WORKERS=2", env={"NUM_WORKERS": "2"}),
         Variant("--run_granian", args=("--run_granian",)),
     ],
+    # The two that moved in a settings run, on their own for a closer look.
+    "server": [
+        GATEWAY,
+        Variant("LITELLM_LOG=ERROR", env={"LITELLM_LOG": "ERROR"}),
+        Variant("--run_granian", args=("--run_granian",)),
+    ],
 }
 
 
