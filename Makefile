@@ -10,7 +10,7 @@ SYNCED := .venv/.synced
 RUN := $(UV) run --frozen
 
 .PHONY: dev dev-up dev-down dev-status gateway-sync test lint typecheck test-unit test-contract \
-	test-integration test-e2e bench bench-files bench-load sync clean chromium
+	test-integration test-e2e bench bench-files bench-load bench-gateway sync clean chromium
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -153,6 +153,9 @@ bench-files: $(SYNCED) $(POSTGRES)  ## Files service throughput, search latency,
 bench-load: $(SYNCED) $(SEARXNG) $(POSTGRES) $(REDIS) $(LITELLM)  ## concurrent streams, soak, 1,000 streams
 	$(RUN) python -m scripts.bench_load
 	$(RUN) python -m scripts.bench_scale
+
+bench-gateway: $(SYNCED) $(LITELLM)  ## the LiteLLM hop: LGOS direct vs through the gateway
+	$(RUN) python -m scripts.bench_gateway
 
 clean:
 	rm -rf .venv $(TOOLS) .dev .mypy_cache .ruff_cache .pytest_cache

@@ -103,10 +103,16 @@ def in_process_workers() -> dict[str, Callable[[], Callable[[], Awaitable[Sample
 
 
 class Connection:
-    """One keep-alive HTTP/1.1 connection: just enough protocol to time requests exactly."""
+    """One keep-alive HTTP/1.1 connection: just enough protocol to time requests exactly.
 
-    def __init__(self, port: int) -> None:
+    ``headers`` are extra request header lines (each ending in CRLF); ``mark`` is what counts as
+    one streamed delta in the body (LiteLLM re-emits events as data-only lines, so the gateway
+    benchmark counts the event type inside the JSON instead of the ``event:`` line)."""
+
+    def __init__(self, port: int, headers: str = "", mark: bytes = DELTA_MARK) -> None:
         self.port = port
+        self.headers = headers
+        self.mark = mark
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
 
@@ -116,7 +122,7 @@ class Connection:
         assert self.reader is not None
         head = (
             f"POST /v1/responses HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n"
+            f"Content-Length: {len(body)}\r\n{self.headers}\r\n"
         ).encode()
         started = time.perf_counter()
         self.writer.write(head + body)
@@ -135,7 +141,7 @@ class Connection:
                 await self.reader.readuntil(b"\r\n")
                 break
             # Each chunk is one server send holding whole SSE events, so marks never split.
-            found = (await self.reader.readexactly(size + 2)).count(DELTA_MARK)
+            found = (await self.reader.readexactly(size + 2)).count(self.mark)
             if found and first is None:
                 first = time.perf_counter() - started
             deltas += found
@@ -189,7 +195,8 @@ async def drive(per_worker: list[Callable[[], Awaitable[Sample]]], seconds: floa
     return cell
 
 
-def start_server(port: int, server_core: int) -> subprocess.Popen[bytes]:
+def start_server(port: int, cores: set[int], timeout: float = 30.0) -> subprocess.Popen[bytes]:
+    """``lgos serve`` of the benchmark graphs on ``port``, pinned to ``cores``."""
     env = {
         **os.environ,
         "PYTHONPATH": str(ROOT),
@@ -202,9 +209,9 @@ def start_server(port: int, server_core: int) -> subprocess.Popen[bytes]:
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        preexec_fn=lambda: os.sched_setaffinity(0, {server_core}),
+        preexec_fn=lambda: os.sched_setaffinity(0, cores),
     )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1):
@@ -266,7 +273,7 @@ def main() -> None:
         gc.freeze()
     local = asyncio.run(measure(workers, args.seconds))
     port = free_port()
-    server = start_server(port, server_core)
+    server = start_server(port, {server_core})
     try:
         time.sleep(1.0)
         rss_idle = psutil.Process(server.pid).memory_info().rss / 2**20

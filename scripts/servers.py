@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,6 +74,38 @@ def serve(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+LITELLM_BIN = ROOT / ".tools" / "litellm" / "bin" / "litellm"
+
+
+@contextmanager
+def serve_litellm(
+    config: Path,
+    state: Path,
+    env: Mapping[str, str],
+    name: str = "litellm",
+    *,
+    litellm: Path = LITELLM_BIN,
+    timeout: float = 90.0,
+    litellm_args: Sequence[str] = (),
+) -> Iterator[Server]:
+    """The pinned LiteLLM proxy (.tools/litellm) under ``lgos-litellm-serve`` on a free port; the
+    proxy's own pid is in ``state/<name>.pid.child``."""
+    if not litellm.exists():
+        raise RuntimeError("LiteLLM is not installed; `make test` installs it into .tools/litellm")
+    port = free_port()
+    pid_file = state / f"{name}.pid"
+    args = ["lgos_gateways.litellm_serve", "--config", str(config), "--port", str(port)]
+    with serve(
+        [*args, "--pid-file", str(pid_file), "--litellm", str(litellm), "--", *litellm_args],
+        port=port,
+        env=env,
+        log=state / f"{name}.log",
+        timeout=timeout,
+        health_path="/health/liveliness",
+    ) as server:
+        yield server
 
 
 SEARXNG_DIR = ROOT / "services" / "searxng"

@@ -5,7 +5,7 @@ SDK or gateway cannot start a second run. LiteLLM 1.108.7 forwards only ``x-`` c
 the upstream (and only with ``forward_client_headers_to_llm_api``), so without this hook the key is
 dropped and every retry through the gateway starts a new run (measured). The hook copies the one
 header into the upstream request's ``extra_headers``; nothing else is forwarded.
-Runs inside LiteLLM's own venv (.tools/litellm), named in config.yaml ``litellm_settings``.
+Runs inside LiteLLM's own venv (.tools/litellm), via lgos_callbacks.py.
 """
 
 from __future__ import annotations
@@ -36,4 +36,5 @@ class ForwardIdempotencyKey(CustomLogger):
         return data
 
 
+# Standalone, for measuring the hooks one by one (scripts/bench_gateway.py --hooks-share).
 forward_idempotency_key = ForwardIdempotencyKey()

@@ -13,11 +13,13 @@ import secrets
 from fastapi import HTTPException, Request
 from litellm.proxy._types import LitellmUserRoles, UserAPIKeyAuth
 
+# Read once: the proxy's environment is fixed for its lifetime (a key change is a restart).
+EXPECTED = os.environ.get("OPENAI_GATEWAY_API_KEY", "").encode()
+
 
 async def user_api_key_auth(request: Request, api_key: str) -> UserAPIKeyAuth:
-    expected = os.environ.get("OPENAI_GATEWAY_API_KEY", "")
     if not api_key:
         raise HTTPException(status_code=401, detail="Missing API key.")
-    if not expected or not secrets.compare_digest(api_key.encode(), expected.encode()):
+    if not EXPECTED or not secrets.compare_digest(api_key.encode(), EXPECTED):
         raise HTTPException(status_code=401, detail="Invalid API key.")
     return UserAPIKeyAuth(api_key="gateway-master-key", user_role=LitellmUserRoles.PROXY_ADMIN)

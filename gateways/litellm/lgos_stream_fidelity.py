@@ -6,7 +6,12 @@ upstream reported none (graphs without model calls, interrupt pauses) and writes
 ``input_tokens_details``/``output_tokens_details``, a shape the OpenAI schema rejects (strict SDK
 clients fail). LGOS always sends both details when it reports usage, so a usage object without
 them is LiteLLM's estimate: this hook removes it, restoring what LGOS streamed.
-Runs inside LiteLLM's own venv (.tools/litellm), named in config.yaml ``litellm_settings``.
+
+It is a stream *iterator* hook, not the cheaper per-chunk deployment hook: only a wrapper
+around the whole stream sees the upstream's ``response.failed`` that LiteLLM raises on (see
+``upstream_failure``). Its cost per chunk is an async generator layer; the hooks' share of the
+gateway hop stays under 1 % (``scripts/bench_gateway.py --hooks-share``, docs/reliability.md).
+Runs inside LiteLLM's own venv (.tools/litellm), via lgos_callbacks.py.
 """
 
 from __future__ import annotations
@@ -71,4 +76,5 @@ class RestoreUpstreamUsage(CustomLogger):
             yield failed
 
 
+# Standalone, for measuring the hooks one by one (scripts/bench_gateway.py --hooks-share).
 restore_upstream_usage = RestoreUpstreamUsage()

@@ -50,3 +50,12 @@ def test_queue_benchmark_prints_latency_and_throughput() -> None:
     assert "| 2 |" in out
     assert "queue latency (create → in_progress) p50 idle:" in out
     assert "jobs/s 2 workers / 1 worker:" in out
+
+
+def test_gateway_benchmark_prints_direct_and_gateway_rows() -> None:
+    out = run_benchmark("bench_gateway", "--seconds", "0.2", "--rounds", "1")
+    assert "load average (1 min) during the run:" in out
+    for workload in ("short", "stream"):
+        for concurrency in (1, 16):
+            for target in ("direct", "gateway"):
+                assert f"| {workload} | {concurrency} | {target} |" in out

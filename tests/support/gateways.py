@@ -11,9 +11,10 @@ from pathlib import Path
 
 from lgos_gateways.mcp_demo_db import DBHUB_ENTRY, dbhub_command
 
+from scripts.servers import LITELLM_BIN as LITELLM_BIN
+from scripts.servers import serve_litellm as scripts_serve_litellm
 from tests.support.servers import ROOT, Server, free_port, serve
 
-LITELLM_BIN = ROOT / ".tools" / "litellm" / "bin" / "litellm"
 GATEWAY_KEY = "sk-gateway-test-key"
 # The test PostgreSQL (this machine kind runs one on 5432), as the other integration tests use it.
 MCP_ADMIN_URL = (
@@ -41,27 +42,8 @@ def serve_litellm(
     config: Path, state: Path, env: Mapping[str, str], name: str = "litellm"
 ) -> Iterator[Server]:
     """The pinned LiteLLM proxy (.tools/litellm) under ``lgos-litellm-serve`` on a free port."""
-    if not LITELLM_BIN.exists():
-        raise RuntimeError("LiteLLM is not installed; `make test` installs it into .tools/litellm")
-    port = free_port()
-    pid_file = state / f"{name}.pid"
-    with serve(
-        [
-            "lgos_gateways.litellm_serve",
-            "--config",
-            str(config),
-            "--port",
-            str(port),
-            "--pid-file",
-            str(pid_file),
-            "--litellm",
-            str(LITELLM_BIN),
-        ],
-        port=port,
-        env={"OPENAI_GATEWAY_API_KEY": GATEWAY_KEY, **env},
-        log=state / f"{name}.log",
-        timeout=90.0,
-        health_path="/health/liveliness",
+    with scripts_serve_litellm(
+        config, state, {"OPENAI_GATEWAY_API_KEY": GATEWAY_KEY, **env}, name
     ) as server:
         yield server
 

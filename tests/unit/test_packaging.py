@@ -261,11 +261,14 @@ def test_compose_jobs_run_commands_the_gateways_package_installs() -> None:
         command = services[name]["command"]
         assert command[0] in scripts["scripts"], name
         assert (BIN / command[0]).exists()
-    # Every hook module the LiteLLM config names is mounted into the container.
+    # Every hook module the LiteLLM config names exists, and every one of them (and the modules
+    # they import) is mounted into the container.
     config = yaml.safe_load((ROOT / "gateways" / "litellm" / "config.yaml").read_text())
     callbacks = config["litellm_settings"]["callbacks"]
     named = [config["general_settings"]["custom_auth"], *callbacks]
-    hooks = {f"{name.split('.')[0]}.py" for name in named}
+    named_files = {f"{name.split('.')[0]}.py" for name in named}
+    assert named_files == {"lgos_key_auth.py", "lgos_callbacks.py"}
+    hooks = {path.name for path in (ROOT / "gateways" / "litellm").glob("lgos_*.py")}
     assert hooks >= {"lgos_key_auth.py", "lgos_stream_fidelity.py", "lgos_idempotency.py"}
     for hook in hooks:
         mounts = " ".join(services["litellm"]["volumes"])

@@ -125,10 +125,18 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--pid-file", type=Path, help="where a catalog sync finds this supervisor")
     parser.add_argument("--litellm", help="the litellm executable (default: LITELLM_BIN or PATH)")
+    parser.add_argument(
+        "litellm_args", nargs=argparse.REMAINDER, help="after --: more arguments for litellm"
+    )
     args = parser.parse_args(argv)
     configure_logging(os.environ.get("LGOS_LOG_LEVEL", "info"))
     if not os.environ.get("OPENAI_GATEWAY_API_KEY"):
         raise SystemExit("OPENAI_GATEWAY_API_KEY must be set: it is the gateway's master key")
+    # LiteLLM's defaults kept on purpose (scripts/bench_gateway.py --compare settings|server, see
+    # docs/reliability.md "The gateway hop"): it already runs uvloop; LITELLM_LOG=ERROR, json_logs,
+    # disable_spend_logs, turn_off_message_logging and NUM_WORKERS=2 moved the proxy's CPU per
+    # request by less than the shared machine's noise; --run_granian looked faster for short
+    # requests but is a different server, not yet run through the gateway tests.
     command = [
         litellm_binary(args.litellm),
         "--config",
@@ -137,6 +145,7 @@ def main(argv: list[str] | None = None) -> None:
         args.host,
         "--port",
         str(args.port),
+        *args.litellm_args[args.litellm_args[:1] == ["--"] :],
     ]
     path = os.pathsep.join(p for p in (str(HOOKS_DIR), os.environ.get("PYTHONPATH")) if p)
     # The cost map ships with LiteLLM; without this it retries a download at every start.
