@@ -15,23 +15,28 @@ import subprocess
 import sys
 from collections.abc import Coroutine, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
 import pytest
 from openai import AsyncOpenAI
-from playwright.sync_api import Browser
 
 from scripts.devstack import FILES_DEV_KEY
 from tests.support.advanced import note_files, store_file_ids
-from tests.support.browser import Person, chromium, screenshot_dir
+from tests.support.browser import Person
 from tests.support.clients import sdk_client
-from tests.support.devstack import DEVSTACK, GATEWAY_KEY, detached_stack, pg_data_dir
+from tests.support.devstack import (
+    DEVSTACK,
+    GATEWAY_KEY,
+    detached_stack,
+    files_service,
+    pg_data_dir,
+)
 from tests.support.servers import ROOT
 
 pytestmark = pytest.mark.socket
+SCREENSHOTS = "open-webui"
 
 EMAIL, PASSWORD = "admin@lgos.local", "lgos-local-dev"
 T = TypeVar("T")
@@ -55,23 +60,15 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
         yield env
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as browser:
-        yield browser
-
-
-@pytest.fixture(scope="module")
-def shots() -> Path:
-    folder = screenshot_dir("open-webui")
-    print(f"screenshots: {folder}")
-    return folder
-
-
 class WebUIUser(Person):
-    def __init__(self, *args: Any, base_url: str) -> None:
-        super().__init__(*args)
-        self.base_url = base_url
+    def settle(self) -> None:
+        self.expect_visible("#chat-input", timeout=60)
+
+    def attach(self, path: Path) -> None:
+        self.page.locator("input[type=file]").first.set_input_files(str(path))
+        self.expect_text(path.name)
+        self.page.wait_for_timeout(1500)  # Open WebUI stores the upload before the send
+        self.shot("file attached")
 
     def watch_growth(self) -> None:
         """Record each size the transcript takes (a streamed answer grows in many steps)."""
@@ -178,60 +175,18 @@ def webui_url(stack: dict[str, str]) -> str:
     return f"http://127.0.0.1:{stack['OPEN_WEBUI_PORT']}"
 
 
-@contextmanager
-def browser_user(
-    browser: Browser, url: str, shots: Path, journey: str, state: Path | None = None
-) -> Iterator[WebUIUser]:
-    context = browser.new_context(
-        viewport={"width": 1280, "height": 900},
-        storage_state=str(state) if state is not None else None,
-    )
-    try:
-        yield WebUIUser(context.new_page(), shots, journey, base_url=url)
-    finally:
-        context.close()
+PERSON = WebUIUser
 
 
 @pytest.fixture(scope="module")
-def signed_in(
-    browser: Browser, stack: dict[str, str], shots: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Path:
-    """Log in once through the form; every journey starts from that session (token and all)."""
-    state = tmp_path_factory.mktemp("open-webui-login") / "state.json"
-    with browser_user(browser, webui_url(stack), shots, "login") as user:
-        user.login()
-        user.shot("logged in")
-        user.page.context.storage_state(path=str(state))
-    return state
-
-
-@pytest.fixture
-def person(
-    browser: Browser,
-    stack: dict[str, str],
-    shots: Path,
-    signed_in: Path,
-    request: pytest.FixtureRequest,
-) -> Iterator[WebUIUser]:
-    journey = re.sub(r"[^\w-]+", "-", request.node.name.removeprefix("test_")).strip("-")
-    with browser_user(browser, webui_url(stack), shots, journey, signed_in) as user:
-        user.page.goto(user.base_url)
-        user.expect_visible("#chat-input", timeout=60)
-        yield user
+def ui_url(stack: dict[str, str]) -> str:
+    return webui_url(stack)
 
 
 def in_thread(work: Coroutine[Any, Any, T]) -> T:
     """Run SDK calls beside Playwright's own event loop (sync Playwright holds this thread's)."""
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, work).result()
-
-
-def files_service(stack: dict[str, str]) -> httpx.Client:
-    return httpx.Client(
-        base_url=f"http://127.0.0.1:{stack['FILES_PORT']}/v1",
-        headers={"Authorization": "Bearer sk-files-local-only"},
-        timeout=10.0,
-    )
 
 
 def test_login_lists_the_graphs_with_their_descriptions(person: WebUIUser) -> None:
@@ -417,10 +372,7 @@ def test_an_attached_file_reaches_the_graph_through_the_files_service(
     brief = tmp_path / "brief.txt"
     brief.write_text("The project marker is FILE_INPUT_OK.")
     person.open("simple-graph")
-    person.page.locator("input[type=file]").first.set_input_files(str(brief))
-    person.expect_text("brief.txt")
-    person.page.wait_for_timeout(1500)  # Open WebUI stores the upload before the send
-    person.shot("file attached")
+    person.attach(brief)
     person.send("Summarize this file.")
     person.expect_text("Files: file-")
     person.wait_idle()
@@ -497,10 +449,7 @@ def test_advanced_graph_quotes_an_attached_file_read_through_the_files_service(
     brief = tmp_path / "advanced-brief.txt"
     brief.write_text("The project marker is FILE_INPUT_OK.")
     person.open("advanced-graph")
-    person.page.locator("input[type=file]").first.set_input_files(str(brief))
-    person.expect_text("advanced-brief.txt")
-    person.page.wait_for_timeout(1500)  # Open WebUI stores the upload before the send
-    person.shot("file attached")
+    person.attach(brief)
     person.send("Summarize this file.")
     person.expect_text("FILE_INPUT_OK", timeout=60)
     person.wait_idle()
