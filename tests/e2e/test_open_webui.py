@@ -3,7 +3,9 @@ native stack on free ports. Open WebUI 0.12.4 runs the LGOS pipe, which talks to
 gateway, LGOS on offline-model, the Files service, SearXNG and the MCP demo database (through
 Open WebUI's own MCP tool-server connection). Screenshots: .dev/screenshots/open-webui/.
 
-One Open WebUI start for the module (≈ 40 s, more on a busy machine); journeys share it.
+One Open WebUI start and one login through the form for the module (≈ 40 s, more on a busy
+machine); every journey is a fresh browser context on that session (tests/e2e/conftest.py).
+What the Files service and the knowledge vector store hold is checked through the SDK.
 """
 
 from __future__ import annotations
@@ -213,7 +215,9 @@ def test_plain_chat_streams_the_answer(person: WebUIUser, graph: str) -> None:
     person.wait_idle()
     person.shot("streamed answer")
     sizes = person.growth()
-    assert len(sizes) > 8 and sizes == sorted(sizes), f"no token-by-token growth: {sizes}"
+    # A whole answer lands in one or two steps; on a loaded machine Open WebUI batches a few
+    # chunks per render (8 steps seen once, >8 usually), so five steps still prove streaming.
+    assert len(sizes) >= 5 and sizes == sorted(sizes), f"no token-by-token growth: {sizes}"
     assert "[offline-model: deterministic stand-in, not a real model]" in person.messages()
     person.page.reload()
     person.expect_text('You said: "What does a checkpointer do?"')  # Open WebUI kept the chat
