@@ -12,7 +12,6 @@ import signal
 import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +20,17 @@ import pytest
 import yaml
 from playwright.sync_api import Browser, WebSocket
 
-from tests.support.browser import Person, chromium, screenshot_dir
-from tests.support.devstack import DEVSTACK, GATEWAY_KEY, detached_stack, pg_data_dir
+from tests.support.browser import Person, browser_user
+from tests.support.devstack import (
+    DEVSTACK,
+    GATEWAY_KEY,
+    detached_stack,
+    files_service,
+    pg_data_dir,
+)
 
 pytestmark = pytest.mark.socket
+SCREENSHOTS = "chainlit"
 
 USER, PASSWORD = "admin", "lgos-local-dev"
 SOCKET_SETTLE_MS = 1500
@@ -45,23 +51,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
         yield env
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as browser:
-        yield browser
-
-
-@pytest.fixture(scope="module")
-def shots() -> Path:
-    folder = screenshot_dir("chainlit")
-    print(f"screenshots: {folder}")
-    return folder
-
-
 class ChainlitUser(Person):
-    def __init__(self, *args: Any, base_url: str) -> None:
+    def __init__(self, *args: Any) -> None:
         super().__init__(*args)
-        self.base_url = base_url
         self.stream_tokens = 0
         self.page.on("websocket", self._watch)
 
@@ -141,50 +133,16 @@ def chainlit_url(stack: dict[str, str]) -> str:
     return f"http://127.0.0.1:{stack['CHAINLIT_PORT']}"
 
 
-@contextmanager
-def browser_user(
-    browser: Browser, url: str, shots: Path, journey: str, state: Path | None = None
-) -> Iterator[ChainlitUser]:
-    context = browser.new_context(
-        viewport={"width": 1280, "height": 900},
-        storage_state=str(state) if state is not None else None,
-    )
-    try:
-        yield ChainlitUser(context.new_page(), shots, journey, base_url=url)
-    finally:
-        context.close()
+PERSON = ChainlitUser
 
 
 @pytest.fixture(scope="module")
-def signed_in(
-    browser: Browser, stack: dict[str, str], shots: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Path:
-    """Log in once through the form; every journey starts from that session's cookie."""
-    state = tmp_path_factory.mktemp("chainlit-login") / "state.json"
-    with browser_user(browser, chainlit_url(stack), shots, "login") as user:
-        user.login()
-        user.shot("logged in")
-        user.page.context.storage_state(path=str(state))
-    return state
-
-
-@pytest.fixture
-def person(
-    browser: Browser,
-    stack: dict[str, str],
-    shots: Path,
-    signed_in: Path,
-    request: pytest.FixtureRequest,
-) -> Iterator[ChainlitUser]:
-    journey = re.sub(r"[^\w-]+", "-", request.node.name.removeprefix("test_")).strip("-")
-    with browser_user(browser, chainlit_url(stack), shots, journey, signed_in) as user:
-        user.page.goto(user.base_url)
-        user.settle()
-        yield user
+def ui_url(stack: dict[str, str]) -> str:
+    return chainlit_url(stack)
 
 
 def test_a_wrong_password_is_refused(browser: Browser, stack: dict[str, str], shots: Path) -> None:
-    with browser_user(browser, chainlit_url(stack), shots, "wrong_password") as user:
+    with browser_user(browser, ChainlitUser, chainlit_url(stack), shots, "wrong_password") as user:
         user.page.goto(user.base_url)
         user.expect_visible("#email")
         user.page.fill("#email", USER)
@@ -198,14 +156,6 @@ def test_a_wrong_password_is_refused(browser: Browser, stack: dict[str, str], sh
 
 def gateway(stack: dict[str, str]) -> str:
     return f"http://127.0.0.1:{stack['OPENAI_GATEWAY_PORT']}"
-
-
-def files_service(stack: dict[str, str]) -> httpx.Client:
-    return httpx.Client(
-        base_url=f"http://127.0.0.1:{stack['FILES_PORT']}/v1",
-        headers={"Authorization": "Bearer sk-files-local-only"},
-        timeout=10.0,
-    )
 
 
 def test_login_shows_one_profile_per_graph_with_its_description(person: ChainlitUser) -> None:

@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
@@ -45,14 +46,27 @@ def screenshot_dir(name: str) -> Path:
     return folder
 
 
+def journey_name(request: pytest.FixtureRequest) -> str:
+    """A test's name as a screenshot prefix (parametrized ids included, no brackets)."""
+    return re.sub(r"[^\w-]+", "-", request.node.name.removeprefix("test_")).strip("-")
+
+
 class Person:
     """One browser page, its screenshots, and expectations that fail with the page's text."""
 
-    def __init__(self, page: Page, folder: Path, journey: str) -> None:
+    def __init__(self, page: Page, folder: Path, journey: str, base_url: str = "") -> None:
         self.page = page
         self.folder = folder
         self.journey = journey
+        self.base_url = base_url
         self.step = 0
+
+    def login(self) -> None:
+        """Sign in through the UI's own form (each UI's person knows its form)."""
+        raise NotImplementedError
+
+    def settle(self) -> None:
+        """Wait until a freshly opened page is ready for input."""
 
     def shot(self, what: str) -> Path:
         self.step += 1
@@ -88,3 +102,26 @@ class Person:
             self.page.wait_for_selector(selector, state="visible", timeout=timeout * 1000)
         except Exception:
             self.fail(f"a visible {selector}")
+
+
+P = TypeVar("P", bound=Person)
+
+
+@contextmanager
+def browser_user(
+    browser: Browser,
+    kind: type[P],
+    base_url: str,
+    shots: Path,
+    journey: str,
+    state: Path | None = None,
+) -> Iterator[P]:
+    """A person in a fresh browser context, signed in when ``state`` (a saved session) is given."""
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900},
+        storage_state=str(state) if state is not None else None,
+    )
+    try:
+        yield kind(context.new_page(), shots, journey, base_url)
+    finally:
+        context.close()

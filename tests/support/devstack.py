@@ -11,6 +11,9 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+import httpx
+
+from scripts.devstack import FILES_DEV_KEY
 from scripts.devstack import PORT_VARIABLES as COMPONENT_PORTS
 from tests.support.servers import ROOT, free_port
 
@@ -72,3 +75,12 @@ def detached_stack(
             [*DEVSTACK, "down"], env=env, capture_output=True, text=True, timeout=90
         )
         assert down.returncode == 0, down.stderr
+
+
+def files_service(stack: Mapping[str, str]) -> httpx.Client:
+    """The stack's Files service, asked directly (not through the gateway) with its local key."""
+    return httpx.Client(
+        base_url=f"http://127.0.0.1:{stack['FILES_PORT']}/v1",
+        headers={"Authorization": f"Bearer {FILES_DEV_KEY}"},
+        timeout=10.0,
+    )

@@ -414,6 +414,26 @@ def test_card_answers_are_read_from_every_shape() -> None:
     assert P.card_answer(tool(json.dumps(other))) == "Only the docs"
 
 
+def test_a_note_review_shows_the_filename_and_the_exact_draft_as_markdown() -> None:
+    # advanced-graph's payload: the draft is multi-line Markdown, the filename a short field.
+    draft = "# Retries need idempotency keys\n\n- one key per request\n- replayed safely\n"
+    payload = {
+        "question": "Save this note to shared knowledge? Approve, reject, or describe a change.",
+        "filename": "note-retries-need-idempotency-keys-72141a8c.md",
+        "content": draft,
+        "choices": ["approve", "reject"],
+        "allow_other": True,
+    }
+    call = P.InterruptCall("call_note", json.dumps(payload))
+    shown = P.review_markdown(call)
+    assert "**Filename:** note-retries-need-idempotency-keys-72141a8c.md" in shown
+    assert f"**Content**\n\n{draft}" in shown  # verbatim, so Open WebUI renders its Markdown
+    card = P.ask_user_arguments(call)["questions"][0]
+    assert [o["label"] for o in card["options"]] == ["approve", "reject"]
+    assert card["allow_other"] is True  # the card's *Other* field carries a revision
+    assert card["question"] == payload["question"]
+
+
 def test_a_refused_setting_is_shown_to_the_person(make_pipe: Any) -> None:
     import openai
     import openai._base_client as base
