@@ -221,11 +221,9 @@ class RSSMeter:
         return max((rss for _, rss, _ in self.samples), default=float("nan"))
 
     async def _sample(self) -> None:
-        process = psutil.Process(self.pid)
         while True:
             open_now = self.open_streams.now if self.open_streams else 0
-            rss = float(process.memory_info().rss) / 2**20
-            self.samples.append((time.monotonic(), rss, open_now))
+            self.samples.append((time.monotonic(), self.now(), open_now))
             await asyncio.sleep(self.every)
 
 

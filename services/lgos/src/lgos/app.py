@@ -116,7 +116,7 @@ def create_app(
 def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(LGOSError)
     async def lgos_error(request: Request, exc: LGOSError) -> Response:
-        return JSONResponse(exc.to_envelope(), status_code=exc.status_code)
+        return _error_response(exc)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:
@@ -145,7 +145,7 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(SecondInterruptError)
     async def second_interrupt(request: Request, exc: SecondInterruptError) -> Response:
         logger.error("graph broke the one-interrupt-per-node rule", exc_info=exc)
-        return JSONResponse(InternalServerError().to_envelope(), status_code=500)
+        return _error_response(InternalServerError())
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> Response:
@@ -153,6 +153,10 @@ def _install_error_handlers(app: FastAPI) -> None:
             logger.warning(
                 "storage unavailable", extra={"path": request.url.path, "error": repr(exc)}
             )
-            return JSONResponse(ServiceUnavailableError().to_envelope(), status_code=503)
+            return _error_response(ServiceUnavailableError())
         logger.error("unhandled error", exc_info=exc, extra={"path": request.url.path})
-        return JSONResponse(InternalServerError().to_envelope(), status_code=500)
+        return _error_response(InternalServerError())
+
+
+def _error_response(error: LGOSError) -> Response:
+    return JSONResponse(error.to_envelope(), status_code=error.status_code)
