@@ -35,6 +35,8 @@ def test_scale_benchmark_prints_every_figure_and_target() -> None:
     out = run_benchmark("bench_scale", "--streams", "20", "--words", "5", "--probes", "3")
     for figure in (
         "streams completed / with text parity | 20 / 20 of 20",
+        # lgos serve tuned its collector with the default LGOS_GC_THRESHOLDS.
+        "LGOS garbage collector | thresholds (700, 10, 1000), ",
         "LGOS RSS before / all open / peak / after",
         "loop lag p99 per 1 s window, all open",
         "new-request TTFD under load p50 / p99",

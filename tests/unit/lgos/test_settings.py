@@ -44,3 +44,15 @@ def test_consumer_idle_is_positive() -> None:
     assert LGOSSettings().worker_consumer_idle == 3600.0
     with pytest.raises(ValidationError):
         LGOSSettings(worker_consumer_idle=0)
+
+
+def test_gc_thresholds_parse_and_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert LGOSSettings().gc_thresholds == (700, 10, 1_000)
+    monkeypatch.setenv("LGOS_GC_THRESHOLDS", " 700, 10,10 ")
+    assert LGOSSettings().gc_thresholds == (700, 10, 10)
+    monkeypatch.setenv("LGOS_GC_THRESHOLDS", "default")
+    assert LGOSSettings().gc_thresholds is None
+    for bad in ("0,10,10", "10000,5", "10000,5,1000,1", "a,b,c", "10000,0,1000"):
+        monkeypatch.setenv("LGOS_GC_THRESHOLDS", bad)
+        with pytest.raises(ValidationError):
+            LGOSSettings()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
-import gc
 import importlib
 import logging
 import sys
@@ -22,6 +21,7 @@ from pydantic import ValidationError
 from lgos.app import build_runners, create_app
 from lgos.background.worker import Worker
 from lgos.config import GraphRegistry
+from lgos.gc_tuning import tune_collector
 from lgos.interrupts.persistence import open_saver
 from lgos.interrupts.sweep import delete_expired_interrupt_runs
 from lgos.logs import configure_logging
@@ -59,6 +59,7 @@ async def run_worker(target: str, settings: LGOSSettings, health_port: int | Non
     registry = load_registry(target)
     state = AppState(registry=registry, runners=build_runners(registry), settings=settings)
     await state.open()
+    tune_collector(settings.gc_thresholds)
     try:
         worker = Worker(settings, functools.partial(execute_job, state))
         worker.install_signal_handlers()
@@ -115,9 +116,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     settings = settings_from_env(**overrides)
     configure_logging(settings.log_level)
     app = build_app(args.target, settings)
-    # Everything built so far (graphs, app, imported modules) lives for the whole process:
-    # keep it out of the collector's generations so collections only scan per-request garbage.
-    gc.freeze()
+    tune_collector(settings.gc_thresholds)
     logging.getLogger("lgos").info(
         "serving", extra={"models": list(app.state.lgos.registry), "port": settings.port}
     )

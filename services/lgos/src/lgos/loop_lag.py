@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass, field
 
 logger = logging.getLogger("lgos.loop_lag")
@@ -37,13 +38,13 @@ class LagWindow:
 
 async def probe_loop_lag(interval: float, report_every: float) -> None:
     """Measure and log the loop's lag until cancelled."""
-    loop = asyncio.get_running_loop()
+    # perf_counter, not loop.time(): uvloop's clock has millisecond resolution.
     window = LagWindow()
-    window_started = loop.time()
+    window_started = time.perf_counter()
     while True:
-        asked = loop.time()
+        asked = time.perf_counter()
         await asyncio.sleep(interval)
-        woke = loop.time()
+        woke = time.perf_counter()
         window.add(woke - asked - interval)
         if woke - window_started >= report_every:
             logger.info("event loop lag", extra=window.summary())

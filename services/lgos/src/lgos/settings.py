@@ -35,6 +35,12 @@ class LGOSSettings(BaseSettings):
     loop_lag_report_every: float = Field(
         default=2.0, gt=0, description="Seconds of lag samples each 'event loop lag' line sums up."
     )
+    gc_thresholds: Annotated[tuple[int, int, int] | None, NoDecode] = Field(
+        default=(700, 10, 1_000),
+        description="CPython's collector thresholds (young allocations, then counts of the two "
+        "older generations), set once the app is built ('700,10,10' are CPython's own); "
+        "'default' leaves them alone.",
+    )
     api_keys: Annotated[dict[str, str], NoDecode] = Field(
         default_factory=dict,
         repr=False,
@@ -144,6 +150,29 @@ class LGOSSettings(BaseSettings):
         gt=0,
         description="A queued job not claimed for this long is dispatched again (lost message).",
     )
+
+    @field_validator("gc_thresholds", mode="before")
+    @classmethod
+    def _parse_gc_thresholds(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        if value.strip() == "default":
+            return None
+        return tuple(part.strip() for part in value.split(","))
+
+    @field_validator("gc_thresholds")
+    @classmethod
+    def _check_gc_thresholds(cls, value: tuple[int, int, int] | None) -> Any:
+        if value is None:
+            return value
+        young, middle, old = value
+        # 0 would switch the collector off; past these bounds a collection is a long pause.
+        if not (100 <= young <= 1_000_000 and 1 <= middle <= 10_000 and 1 <= old <= 100_000):
+            raise ValueError(
+                "LGOS_GC_THRESHOLDS needs 100-1000000 young allocations, then two counts "
+                "of 1-10000 and 1-100000"
+            )
+        return value
 
     @field_validator("api_keys", mode="before")
     @classmethod
