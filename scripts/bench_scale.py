@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import psutil
 
 from scripts.load_client import (
     Check,
@@ -105,6 +106,11 @@ def collector(log: Path) -> str:
     return "not reported"
 
 
+def cpu_seconds(process: psutil.Process) -> float:
+    times = process.cpu_times()
+    return float(times.user + times.system)
+
+
 def lag_windows(log: Path) -> list[dict[str, Any]]:
     windows = []
     for line in log.read_bytes().splitlines():
@@ -152,6 +158,8 @@ async def run(server: Server, streams: int, words: int, probes: int, kind: str) 
     rss_before = meter.now()
     lag_before = len(lag_windows(server.log))
     meter.start()
+    process = psutil.Process(server.process.pid)
+    cpu_started = cpu_seconds(process)
     started = time.perf_counter()
     inputs = [prompt(f"stream {i}", words) for i in range(streams)]
     tasks = [
@@ -170,6 +178,7 @@ async def run(server: Server, streams: int, words: int, probes: int, kind: str) 
         await asyncio.sleep(0.02)
     all_open_after = time.perf_counter() - started
     hold_from = len(lag_windows(server.log))
+    hold_started, cpu_hold_started = time.perf_counter(), cpu_seconds(process)
     rss_held = meter.now()
     held_count = open_streams.streaming
     during = await probe_new_requests(port, probes, 0.1, fast)
@@ -177,8 +186,10 @@ async def run(server: Server, streams: int, words: int, probes: int, kind: str) 
     # The lag figure covers the whole hold: until the first stream has its answer.
     await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
     hold_to = len(lag_windows(server.log))
+    hold_busy = (cpu_seconds(process) - cpu_hold_started) / (time.perf_counter() - hold_started)
     results = await asyncio.gather(*tasks)
     elapsed = time.perf_counter() - started
+    cpu_run = cpu_seconds(process) - cpu_started
     await meter.stop()
     rss_after = await settle(meter)
     windows = lag_windows(server.log)
@@ -200,6 +211,8 @@ async def run(server: Server, streams: int, words: int, probes: int, kind: str) 
         "lag_held": windows[hold_from + 1 : hold_to] or windows[hold_from : hold_to + 1],
         "load": load_average(),
         "collector": collector(server.log),
+        "hold_busy": hold_busy,
+        "cpu_per_delta": cpu_run / max(1, sum(r.deltas for r in results)),
     }
 
 
@@ -241,6 +254,12 @@ def report(figures: dict[str, Any], streams: int, loop_name: str) -> bool:
             ),
         ),
         ("RSS per open stream", f"{per_stream_kb:.0f} KB"),
+        (
+            "LGOS CPU while all open / per streamed delta",
+            f"{figures['hold_busy'] * 100:.0f} % of a core / "
+            f"{figures['cpu_per_delta'] * 1e6:.0f} µs "
+            "(the whole run: starts, ends and probes included)",
+        ),
         (
             "held streams' TTFD p50 / p99",
             f"{pct_ms(ttfd_held, 0.5):.0f} / {pct_ms(ttfd_held, 0.99):.0f} ms "
@@ -313,6 +332,9 @@ def main() -> None:
         default="chat",
         help="chat: offline-model over HTTP via ChatOpenAI; fake: an in-process FAKE model",
     )
+    parser.add_argument(
+        "--logs", type=Path, help="keep the servers' logs in this folder (default: a temp one)"
+    )
     args = parser.parse_args()
     loop_name = install_uvloop()
     raise_fd_limit(4 * args.streams + 256)
@@ -321,8 +343,13 @@ def main() -> None:
     lgos_core, others = (cores[0], set(cores[1:])) if pin else (None, None)
     if others:
         os.sched_setaffinity(0, others)
-    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
-        with stack(Path(tmp), lgos_core, others) as server:
+    with ExitStack() as logs:
+        if args.logs is not None:
+            args.logs.mkdir(parents=True, exist_ok=True)
+            folder = args.logs
+        else:
+            folder = Path(logs.enter_context(tempfile.TemporaryDirectory(prefix="bench-scale-")))
+        with stack(folder, lgos_core, others) as server:
             figures = asyncio.run(run(server, args.streams, args.words, args.probes, args.model))
         report(figures, args.streams, loop_name)
 
