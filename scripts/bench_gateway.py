@@ -11,6 +11,10 @@ within every round (the machine is shared, so drift hits all of them alike) and 
     python -m scripts.bench_gateway --compare hooks       # our hooks' share of the hop
     python -m scripts.bench_gateway --compare settings    # LiteLLM settings, each on its own
     python -m scripts.bench_gateway --py-spy /tmp/pyspy/bin/py-spy   # profile the proxy too
+    python -m scripts.bench_gateway --graph simple-graph  # the demo's simple-graph instead
+
+``--graph simple-graph`` serves the demo's ``simple-graph`` (ChatOpenAI on a real, unpaced
+offline-model process) for both workloads instead: the set-up the issue's baseline was taken on.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ from typing import Any
 import orjson
 import psutil
 import yaml
+from lgos import GraphRegistry
+from lgos_demo_graphs import simple_graph
 from lgos_gateways.catalog import fetch_catalog, lgos_client
 from lgos_gateways.litellm_catalog import Upstream, merge_catalog
 from lgos_gateways.litellm_sync import BASE_CONFIG
@@ -43,13 +49,15 @@ from lgos_gateways.litellm_sync import BASE_CONFIG
 from scripts.bench_graphs import STREAM_CHUNKS
 from scripts.bench_serving import Cell, Connection, drive, start_server
 from scripts.ports import free_port
-from scripts.servers import LITELLM_BIN, ROOT, Server, serve_litellm
+from scripts.servers import LITELLM_BIN, ROOT, Server, serve, serve_litellm
 
 GATEWAY_KEY = "sk-bench-gateway"
 # Counted the same way on both sides: LGOS's data lines and LiteLLM's data-only re-emission
 # both carry the event type in the JSON (LiteLLM may put a space after the colon).
 DELTA_MARK = b'output_text.delta"'
 WORKLOADS = ("short", "stream")
+BENCH_MODELS = {"short": "bench-short", "stream": "bench-stream"}
+SIMPLE_MODELS = {"short": "simple-graph", "stream": "simple-graph"}
 CONCURRENCY = (1, 16)
 HOOK_FILES = (
     "lgos_key_auth.py",
@@ -171,11 +179,17 @@ def gateway_config(base: dict[str, Any], lgos_url: str, variant: Variant) -> dic
 # --- targets and rounds ------------------------------------------------------------------------
 
 
+def simple_registry() -> GraphRegistry:
+    """The demo's simple-graph alone (``--graph simple-graph``): no other demo service needed."""
+    return GraphRegistry.of({"simple-graph": simple_graph.CONFIG})
+
+
 @dataclass
 class Target:
     name: str
     port: int
     model_prefix: str = ""
+    models: dict[str, str] = field(default_factory=lambda: dict(BENCH_MODELS))
     headers: str = ""
     pid_file: Path | None = None
     cells: dict[tuple[str, int], list[Cell]] = field(default_factory=dict)
@@ -184,7 +198,8 @@ class Target:
     cpu: dict[tuple[str, int], list[tuple[float, float]]] = field(default_factory=dict)
 
     def worker(self, workload: str) -> Callable[[], Any]:
-        body: dict[str, Any] = {"model": f"{self.model_prefix}bench-{workload}", "input": "hi"}
+        model = f"{self.model_prefix}{self.models[workload]}"
+        body: dict[str, Any] = {"model": model, "input": "hi"}
         if workload == "stream":
             body["stream"] = True
         raw = orjson.dumps(body)
@@ -210,12 +225,17 @@ class Target:
         return int(self.pid_file.with_name(self.pid_file.name + ".child").read_text())
 
 
-async def warm_up(target: Target) -> None:
+async def warm_up(target: Target, chunks: int | None) -> int:
+    """Warm ``target`` up; returns the stream's deltas (``chunks`` when that is known)."""
+    deltas = 0
     for workload in WORKLOADS:
         worker = target.worker(workload)
         samples = [await worker() for _ in range(10)]
-        if workload == "stream" and samples[-1].deltas != STREAM_CHUNKS:
-            raise SystemExit(f"{target.name}: {samples[-1].deltas} deltas, not {STREAM_CHUNKS}")
+        if workload == "stream":
+            deltas = samples[-1].deltas
+            if deltas != (chunks or deltas) or deltas < 2:
+                raise SystemExit(f"{target.name}: {deltas} deltas, not {chunks or 'several'}")
+    return deltas
 
 
 def cpu_seconds(pid: int | None) -> float:
@@ -407,6 +427,7 @@ def start_gateways(
     lgos_url: str,
     state: Path,
     litellm: Path,
+    models: dict[str, str],
 ) -> list[Target]:
     """One proxy per variant, started side by side (each takes 15-60 s here); all stop with
     ``stack``, also when one of them fails to start."""
@@ -445,9 +466,10 @@ def start_gateways(
         Target(
             variant.name,
             int(future.result()[1].url.rsplit(":", 1)[1]),
-            "lgos/",
-            f"Authorization: Bearer {GATEWAY_KEY}\r\n",
-            state / f"litellm-{number}.pid",
+            model_prefix="lgos/",
+            headers=f"Authorization: Bearer {GATEWAY_KEY}\r\n",
+            pid_file=state / f"litellm-{number}.pid",
+            models=dict(models),
         )
         for number, (variant, future) in enumerate(zip(variants, futures, strict=True))
     ]
@@ -483,6 +505,13 @@ def main() -> None:
         type=Path,
         help="also the production gateway with this directory on its PYTHONPATH (extra packages)",
     )
+    parser.add_argument(
+        "--graph",
+        choices=("bench", "simple-graph"),
+        default="bench",
+        help="bench: fake-model benchmark graphs (200-chunk stream); simple-graph: the demo's, "
+        "on an unpaced offline-model",
+    )
     args = parser.parse_args()
     variants = COMPARISONS["hooks" if args.hooks_share else args.compare]
     if args.alt_pythonpath:
@@ -498,27 +527,54 @@ def main() -> None:
     with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="bench-gateway-") as tmp:
         state = Path(tmp)
         lgos_port = free_port()
-        lgos = start_server(lgos_port, set(os.sched_getaffinity(0)), timeout=180)
+        models, registry, lgos_env = BENCH_MODELS, None, {}
+        chunks: int | None = STREAM_CHUNKS
+        if args.graph == "simple-graph":
+            model_port = free_port()
+            offline = stack.enter_context(
+                serve(
+                    ["offline_model", "--port", str(model_port)],
+                    port=model_port,
+                    env={"OFFLINE_MODEL_TOKEN_DELAY": "0"},
+                    log=state / "offline-model.log",
+                )
+            )
+            models, registry = SIMPLE_MODELS, "scripts.bench_gateway:simple_registry"
+            chunks = None
+            lgos_env = {"DEMO_API_OFFLINE_MODEL_URL": f"{offline.url}/v1"}
+        lgos = start_server(
+            lgos_port,
+            set(os.sched_getaffinity(0)),
+            timeout=180,
+            registry=registry or "scripts.bench_graphs:create_registry",
+            extra_env=lgos_env,
+        )
         stack.callback(lgos.wait)
         stack.callback(lgos.terminate)
         lgos_url = f"http://127.0.0.1:{lgos_port}"
-        direct = Target("direct", lgos_port)
-        gateways = start_gateways(stack, variants, base, lgos_url, state, args.litellm)
+        direct = Target("direct", lgos_port, models=dict(models))
+        gateways = start_gateways(stack, variants, base, lgos_url, state, args.litellm, models)
         targets = [direct, *gateways]
         # Kept after the run, for a closer look (e.g. speedscope, or grep).
         profiler = Profiler(args.py_spy, gateways[0], Path(tempfile.mkdtemp(prefix="py-spy-")))
         loads: list[tuple[float, float, float]] = [os.getloadavg()]
         for target in targets:
-            asyncio.run(warm_up(target))
+            deltas = asyncio.run(warm_up(target, chunks))
         for turn in range(args.rounds):
             asyncio.run(run_round(targets, args.seconds, turn, profiler, lgos.pid))
             loads.append(os.getloadavg())
         profile = profiler.report() if args.py_spy and profiler.files else []
 
     one_minute = [load[0] for load in loads]
+    graph_name = (
+        "the demo's simple-graph on offline-model"
+        if args.graph == "simple-graph"
+        else "fake-model benchmark graphs"
+    )
     print(
         f"\nThe gateway hop: LGOS direct vs through LiteLLM ({args.rounds} interleaved rounds x "
-        f"{args.seconds:g} s per cell; {STREAM_CHUNKS}-chunk stream; {os.cpu_count()} cores, "
+        f"{args.seconds:g} s per cell; {graph_name}, {deltas}-chunk stream; "
+        f"{os.cpu_count()} cores, "
         f"shared)\nload average (1 min) during the run: min {min(one_minute):.2f}, "
         f"median {statistics.median(one_minute):.2f}, max {max(one_minute):.2f}\n"
     )

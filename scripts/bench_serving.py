@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from langchain_core.messages import AIMessageChunk, HumanMessage
 
 from scripts.bench_graphs import STREAM_CHUNKS, short_graph, stream_graph
 from scripts.ports import free_port
+from scripts.stats import percentile_ms
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,15 +57,11 @@ class Cell:
     def deltas_per_s(self) -> float:
         return sum(s.deltas for s in self.samples) / self.elapsed
 
-    def pct(self, values: list[float], q: float) -> float:
-        ordered = sorted(values)
-        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
-
     def latency(self, q: float) -> float:
-        return self.pct([s.latency for s in self.samples], q)
+        return percentile_ms([s.latency for s in self.samples], q)
 
     def ttfd(self, q: float) -> float:
-        return self.pct([s.ttfd for s in self.samples if s.ttfd is not None], q)
+        return percentile_ms([s.ttfd for s in self.samples if s.ttfd is not None], q)
 
 
 # --- in-process --------------------------------------------------------------------------
@@ -195,16 +192,24 @@ async def drive(per_worker: list[Callable[[], Awaitable[Sample]]], seconds: floa
     return cell
 
 
-def start_server(port: int, cores: set[int], timeout: float = 30.0) -> subprocess.Popen[bytes]:
-    """``lgos serve`` of the benchmark graphs on ``port``, pinned to ``cores``."""
+def start_server(
+    port: int,
+    cores: set[int],
+    timeout: float = 30.0,
+    *,
+    registry: str = "scripts.bench_graphs:create_registry",
+    extra_env: Mapping[str, str] | None = None,
+) -> subprocess.Popen[bytes]:
+    """``lgos serve`` of ``registry`` (the benchmark graphs) on ``port``, pinned to ``cores``."""
     env = {
         **os.environ,
         "PYTHONPATH": str(ROOT),
         "LGOS_PORT": str(port),
         "LGOS_LOG_LEVEL": "warning",
+        **(extra_env or {}),
     }
     process = subprocess.Popen(
-        [sys.executable, "-m", "lgos", "serve", "scripts.bench_graphs:create_registry"],
+        [sys.executable, "-m", "lgos", "serve", registry],
         env=env,
         cwd=ROOT,
         stdout=subprocess.DEVNULL,

@@ -9,6 +9,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tests.support.servers import ROOT
 
 
@@ -52,8 +54,16 @@ def test_queue_benchmark_prints_latency_and_throughput() -> None:
     assert "jobs/s 2 workers / 1 worker:" in out
 
 
-def test_gateway_benchmark_prints_direct_and_gateway_rows() -> None:
-    out = run_benchmark("bench_gateway", "--seconds", "0.2", "--rounds", "1")
+@pytest.mark.parametrize(
+    ("graph", "described"),
+    [
+        ("bench", "fake-model benchmark graphs, 200-chunk stream"),
+        ("simple-graph", "the demo's simple-graph on offline-model, "),
+    ],
+)
+def test_gateway_benchmark_prints_direct_and_gateway_rows(graph: str, described: str) -> None:
+    out = run_benchmark("bench_gateway", "--seconds", "0.2", "--rounds", "1", "--graph", graph)
+    assert described in out
     assert "load average (1 min) during the run:" in out
     for workload in ("short", "stream"):
         for concurrency in (1, 16):
