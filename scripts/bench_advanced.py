@@ -31,6 +31,7 @@ from langgraph.types import Command
 from scripts.bench_queue import database
 from scripts.ports import free_port
 from scripts.servers import Server, serve, serve_searxng
+from scripts.stats import percentile_ms
 
 CHAT = "Explain why idempotency matters."
 RESEARCH = "Search the web and my knowledge for LangGraph durable execution idempotency."
@@ -39,11 +40,6 @@ PATHS = ("chat", "research", "save → approve")
 API_KEY = "sk-bench-files"
 
 Run = Callable[[], Awaitable[None]]
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
 @contextmanager
@@ -174,9 +170,9 @@ def table(local: dict[str, list[float]], served: dict[str, list[float]]) -> list
     for path in PATHS:
         base, mine = local[path], served[path]
         rows.append(
-            f"| {path} | {percentile(base, 0.5):.1f} / {percentile(base, 0.99):.1f} | "
-            f"{percentile(mine, 0.5):.1f} / {percentile(mine, 0.99):.1f} | "
-            f"{percentile(mine, 0.5) / percentile(base, 0.5):.2f} |"
+            f"| {path} | {percentile_ms(base, 0.5):.1f} / {percentile_ms(base, 0.99):.1f} | "
+            f"{percentile_ms(mine, 0.5):.1f} / {percentile_ms(mine, 0.99):.1f} | "
+            f"{percentile_ms(mine, 0.5) / percentile_ms(base, 0.5):.2f} |"
         )
     return rows
 

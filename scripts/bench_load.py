@@ -58,13 +58,13 @@ from scripts.load_client import (
     install_uvloop,
     load_average,
     output_text,
-    pct_ms,
     print_checks,
     raise_fd_limit,
     stream_response,
 )
 from scripts.ports import free_port
 from scripts.servers import ROOT, Server, serve, serve_lgos
+from scripts.stats import percentile_ms
 
 TARGET = "lgos_demo_graphs.registry:create_registry"
 LITELLM_BIN = ROOT / ".tools" / "litellm" / "bin" / "litellm"
@@ -398,7 +398,7 @@ class Phase:
         return (peak - self.rss_cold) * 1024 / max(1, self.most_open)
 
     def ttfd(self, q: float) -> float:
-        return pct_ms([o.result.ttfd for o in self.outcomes if o.result.ttfd is not None], q)
+        return percentile_ms([o.result.ttfd for o in self.outcomes if o.result.ttfd is not None], q)
 
 
 async def measured(

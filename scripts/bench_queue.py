@@ -33,6 +33,7 @@ import httpx
 import psycopg
 
 from scripts.ports import free_port
+from scripts.stats import percentile_ms
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -127,11 +128,6 @@ async def span(conn: psycopg.AsyncConnection, ids: list[str]) -> float:
     return float(row[0])
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 async def measure(api_port: int, db: str, sequential: int, burst: int) -> dict[str, float]:
     async with (
         httpx.AsyncClient(base_url=f"http://127.0.0.1:{api_port}", timeout=60) as http,
@@ -154,10 +150,10 @@ async def measure(api_port: int, db: str, sequential: int, burst: int) -> dict[s
         await wait_terminal(conn, ids)
         loaded = await latencies(conn, ids)
         return {
-            "idle_p50": pct(idle, 0.5) * 1000,
-            "idle_p99": pct(idle, 0.99) * 1000,
-            "burst_p50": pct(loaded, 0.5) * 1000,
-            "burst_p99": pct(loaded, 0.99) * 1000,
+            "idle_p50": percentile_ms(idle, 0.5),
+            "idle_p99": percentile_ms(idle, 0.99),
+            "burst_p50": percentile_ms(loaded, 0.5),
+            "burst_p99": percentile_ms(loaded, 0.99),
             "jobs_per_s": burst / await span(conn, ids),
         }
 

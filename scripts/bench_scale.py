@@ -41,7 +41,6 @@ from scripts.load_client import (
     install_uvloop,
     load_average,
     output_text,
-    pct_ms,
     print_checks,
     raise_fd_limit,
     settle,
@@ -49,6 +48,7 @@ from scripts.load_client import (
 )
 from scripts.ports import free_port
 from scripts.servers import Server, serve
+from scripts.stats import percentile_ms
 
 TOKEN_DELAY = 0.2
 # A saturated process is slow, not broken: on a busy shared machine the run took 205 s.
@@ -262,7 +262,7 @@ def report(figures: dict[str, Any], streams: int, loop_name: str) -> bool:
         ),
         (
             "held streams' TTFD p50 / p99",
-            f"{pct_ms(ttfd_held, 0.5):.0f} / {pct_ms(ttfd_held, 0.99):.0f} ms "
+            f"{percentile_ms(ttfd_held, 0.5):.0f} / {percentile_ms(ttfd_held, 0.99):.0f} ms "
             "(includes the model's 200 ms pacing)",
         ),
         (
@@ -272,17 +272,17 @@ def report(figures: dict[str, Any], streams: int, loop_name: str) -> bool:
         (
             "loop lag p99 per 1 s window, all open (median / worst)",
             (
-                f"{pct_ms([v / 1000 for v in held_p99], 0.5):.1f} / {lag_p99:.1f} ms "
+                f"{percentile_ms([v / 1000 for v in held_p99], 0.5):.1f} / {lag_p99:.1f} ms "
                 f"over {len(held_p99)} windows"
             ),
         ),
         (
             "new-request TTFD idle p50 / p99",
-            f"{pct_ms(ttfd_idle, 0.5):.1f} / {pct_ms(ttfd_idle, 0.99):.1f} ms",
+            f"{percentile_ms(ttfd_idle, 0.5):.1f} / {percentile_ms(ttfd_idle, 0.99):.1f} ms",
         ),
         (
             "new-request TTFD under load p50 / p99",
-            f"{pct_ms(ttfd_new, 0.5):.1f} / {pct_ms(ttfd_new, 0.99):.1f} ms "
+            f"{percentile_ms(ttfd_new, 0.5):.1f} / {percentile_ms(ttfd_new, 0.99):.1f} ms "
             f"({len(during)} requests)",
         ),
     ]
@@ -307,9 +307,9 @@ def report(figures: dict[str, Any], streams: int, loop_name: str) -> bool:
         ),
         Check(
             "new-request TTFD p50",
-            f"{pct_ms(ttfd_new, 0.5):.1f} ms",
+            f"{percentile_ms(ttfd_new, 0.5):.1f} ms",
             "≤ 50 ms",
-            pct_ms(ttfd_new, 0.5) <= 50,
+            percentile_ms(ttfd_new, 0.5) <= 50,
         ),
     ]
     return print_checks(checks)

@@ -187,14 +187,6 @@ def output_text(response: Mapping[str, Any]) -> str:
     )
 
 
-def pct_ms(values: list[float], q: float) -> float:
-    """The ``q`` quantile of ``values`` (seconds), in milliseconds; NaN when there are none."""
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] * 1000
-
-
 @dataclass
 class RSSMeter:
     """Samples a process's resident memory (MiB) every ``every`` seconds while it runs."""
