@@ -164,20 +164,37 @@ async def test_delete_removes_row_and_bytes(
     assert stored_objects(files_storage) == []
 
 
-async def test_delete_keeps_the_row_when_bytes_cannot_be_removed(
-    files_app: FastAPI, files_db: str, files_storage: Path
+async def test_bytes_that_cannot_be_removed_are_left_to_the_orphan_sweep(
+    files_db: str, files_storage: Path
 ) -> None:
-    async with files_sdk(files_app) as sdk:
+    """The row goes first: the file is gone for the client at once, and its bytes, if they
+    cannot be removed now, are an orphan the sweep removes, never a row without bytes."""
+    app = create_app(
+        settings(
+            postgres_uri=files_db, storage_dir=files_storage, orphan_grace=60, sweep_interval=0
+        )
+    )
+    async with files_sdk(app) as sdk:
         uploaded = await sdk.files.create(file=("a.txt", b"abc"), purpose="user_data")
+        storage = app.state.files.storage
+        real_delete = storage.delete
 
         async def broken_delete(key: str) -> None:
             raise OSError("read-only file system")
 
-        files_app.state.files.storage.delete = broken_delete
-        with pytest.raises(openai.InternalServerError):
-            await sdk.files.delete(uploaded.id)
-        assert (await sdk.files.retrieve(uploaded.id)).id == uploaded.id
-    assert row_count(files_db) == 1 and len(stored_objects(files_storage)) == 1
+        storage.delete = broken_delete
+        assert (await sdk.files.delete(uploaded.id)).deleted
+        with pytest.raises(openai.NotFoundError):
+            await sdk.files.retrieve(uploaded.id)
+        with pytest.raises(openai.NotFoundError):
+            await sdk.files.content(uploaded.id)
+        assert row_count(files_db) == 0 and len(stored_objects(files_storage)) == 1
+        storage.delete = real_delete
+        stale = time.time() - 120  # an old file's bytes are past the grace at once
+        for path in stored_objects(files_storage):
+            os.utime(path, (stale, stale))
+        assert await app.state.files.sweep_orphans() == 1
+    assert stored_objects(files_storage) == []
 
 
 async def test_large_upload_streams_and_round_trips(
@@ -241,8 +258,9 @@ async def test_one_undeletable_expired_file_does_not_stall_the_sweep(
             await real_delete(key)
 
         storage.delete = delete_all_but_stuck
-        assert await files_app.state.files.sweep_expired() == 1
-    assert row_count(files_db) == 1 and len(stored_objects(files_storage)) == 1
+        # Both rows go; the stuck file's bytes stay behind for the orphan sweep.
+        assert await files_app.state.files.sweep_expired() == 2
+    assert row_count(files_db) == 0 and len(stored_objects(files_storage)) == 1
 
 
 async def test_over_the_limit_over_a_real_socket(files_process: FilesProcess) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,16 +81,11 @@ async def list_files(pool: Pool, page: PageRequest, purpose: str | None) -> dict
     return list_page([_record(row).to_object() for row in rows], page)
 
 
-async def delete(pool: Pool, file_id: str, remove_bytes: Callable[[], Awaitable[None]]) -> bool:
-    """Delete the row and, inside its transaction, the bytes: bytes that cannot be removed keep
-    the row. Only a commit failing after the removal (the connection lost at that instant) can
-    leave a row without bytes; its download then fails with a server error."""
-    async with pool.connection() as conn, conn.transaction():
+async def delete(pool: Pool, file_id: str) -> bool:
+    """Delete the file's row (its vector-store entries go with it); False when there is none."""
+    async with pool.connection() as conn:
         cursor = await conn.execute("DELETE FROM files WHERE id = %s RETURNING id", (file_id,))
-        if await cursor.fetchone() is None:
-            return False
-        await remove_bytes()  # raising here rolls the row deletion back
-    return True
+        return await cursor.fetchone() is not None
 
 
 async def missing(pool: Pool, file_ids: list[str]) -> list[str]:
