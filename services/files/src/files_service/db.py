@@ -29,6 +29,8 @@ CREATE TABLE IF NOT EXISTS files (
     expires_at bigint
 );
 CREATE INDEX IF NOT EXISTS files_expires_at ON files (expires_at) WHERE expires_at IS NOT NULL;
+ALTER TABLE files ADD COLUMN IF NOT EXISTS idempotency_key text;
+CREATE UNIQUE INDEX IF NOT EXISTS files_idempotency_key ON files (idempotency_key);
 
 CREATE TABLE IF NOT EXISTS vector_stores (
     seq bigserial UNIQUE,

@@ -46,6 +46,10 @@ class NotFoundError(FilesError):
         super().__init__(f"No such {kind}: '{object_id}'.", param=param, code="not_found")
 
 
+class UnprocessableError(FilesError):
+    status_code = 422
+
+
 class TooLargeError(FilesError):
     status_code = 413
 

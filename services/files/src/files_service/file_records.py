@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from psycopg import sql
+from psycopg import errors, sql
 
 from files_service.db import Pool
 from files_service.pagination import PageRequest, check_cursors, list_page
@@ -25,6 +25,11 @@ class FileRecord:
     sha256: str
     created_at: int
     expires_at: int | None
+    idempotency_key: str | None = None
+    """The upload's ``Idempotency-Key``: a retry with it gets this file, not a second one."""
+
+    def live(self, now: int) -> bool:
+        return self.expires_at is None or self.expires_at > now
 
     def to_object(self) -> dict[str, Any]:
         return {
@@ -44,15 +49,33 @@ def _record(row: dict[str, Any]) -> FileRecord:
     return FileRecord(**{k: row[k] for k in FileRecord.__dataclass_fields__})
 
 
+class KeyTakenError(Exception):
+    """Another upload recorded a file under the same ``Idempotency-Key`` first."""
+
+
 async def insert(pool: Pool, record: FileRecord) -> None:
+    """Write the row; ``KeyTakenError`` when its idempotency key already names a file."""
+    try:
+        async with pool.connection() as conn:
+            await conn.execute(
+                """INSERT INTO files (id, purpose, filename, bytes, content_type, sha256,
+                                      created_at, expires_at, idempotency_key)
+                   VALUES (%(id)s, %(purpose)s, %(filename)s, %(bytes)s, %(content_type)s,
+                           %(sha256)s, %(created_at)s, %(expires_at)s, %(idempotency_key)s)""",
+                record.__dict__,
+            )
+    except errors.UniqueViolation as error:
+        if error.diag.constraint_name == "files_idempotency_key":
+            raise KeyTakenError(record.idempotency_key) from None
+        raise
+
+
+async def by_idempotency_key(pool: Pool, key: str) -> FileRecord | None:
+    """The file recorded under ``key``, expired or not (its row holds the key until swept)."""
     async with pool.connection() as conn:
-        await conn.execute(
-            """INSERT INTO files (id, purpose, filename, bytes, content_type, sha256,
-                                  created_at, expires_at)
-               VALUES (%(id)s, %(purpose)s, %(filename)s, %(bytes)s, %(content_type)s,
-                       %(sha256)s, %(created_at)s, %(expires_at)s)""",
-            record.__dict__,
-        )
+        cursor = await conn.execute("SELECT * FROM files WHERE idempotency_key = %s", (key,))
+        row = await cursor.fetchone()
+    return _record(row) if row else None
 
 
 async def get(pool: Pool, file_id: str) -> FileRecord | None:

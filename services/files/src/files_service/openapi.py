@@ -19,7 +19,15 @@ _REASONS = {
     401: "Missing or unknown API key (when FILES_API_KEYS is set).",
     404: "No such file, vector store or attachment (or not a well-formed id).",
     413: "The upload exceeds FILES_MAX_UPLOAD_BYTES, or a JSON body exceeds 1 MiB.",
+    422: "The Idempotency-Key names another upload's file, or one that has expired.",
     502: "The embeddings endpoint failed (semantic search only).",
+}
+_IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": "A retry with the same key and the same upload gets the file it recorded.",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
 }
 _ERROR = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}}
 _ENVELOPE = {
@@ -67,7 +75,7 @@ def statuses(method: str, path: str) -> tuple[int, ...]:
         return ()
     found: tuple[int, ...] = (401,) if path in ("/v1/files", "/v1/vector_stores") else (401, 404)
     if method == "post" and path == "/v1/files":
-        return (400, 401, 413)
+        return (400, 401, 413, 422)
     if method == "post" and path == "/v1/vector_stores":
         found = (401, 404)  # file_ids that name no file
     if method in ("post", "get"):
@@ -98,6 +106,7 @@ def describe(app: FastAPI) -> dict[str, Any]:
         for method, operation in operations.items():
             if method == "post" and path == "/v1/files":
                 operation["requestBody"] = _UPLOAD
+                operation["parameters"] = [_IDEMPOTENCY_KEY]
             ok = operation.get("responses", {}).get("200", {"description": "OK"})
             operation["responses"] = {"200": ok} | {
                 str(status): {"description": _REASONS[status], "content": _ERROR}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from typing import Any
+from typing import Any, BinaryIO
 
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -20,6 +20,7 @@ from files_service.db import Pool
 from files_service.errors import BodyTooLargeError, FilesError, TooLargeError, error_response
 from files_service.file_records import FileRecord
 from files_service.storage import Readable, Storage
+from files_service.storage.base import CHUNK_SIZE
 
 logger = logging.getLogger("files_service.uploads")
 
@@ -83,6 +84,19 @@ class HashingReader:
         self.digest.update(data)
         self.count += len(data)
         return data
+
+
+async def digest(source: BinaryIO) -> tuple[str, int]:
+    """The sha256 and length of a spooled upload, read from its start in a thread."""
+
+    def read_all() -> tuple[str, int]:
+        source.seek(0)
+        reader = HashingReader(source)
+        while reader.read(CHUNK_SIZE):
+            pass
+        return reader.digest.hexdigest(), reader.count
+
+    return await anyio.to_thread.run_sync(read_all)
 
 
 async def store(

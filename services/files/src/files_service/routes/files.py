@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
@@ -13,7 +14,12 @@ from starlette.responses import Response, StreamingResponse
 from files_service import file_records, ids, uploads
 from files_service.db import Pool
 from files_service.deps import PoolDep, StateDep, StorageDep, require_key
-from files_service.errors import InvalidRequestError, NotFoundError, TooLargeError
+from files_service.errors import (
+    InvalidRequestError,
+    NotFoundError,
+    TooLargeError,
+    UnprocessableError,
+)
 from files_service.file_records import FileRecord
 from files_service.filenames import (
     content_disposition,
@@ -24,8 +30,10 @@ from files_service.filenames import (
 from files_service.pagination import Order, PageRequest
 from files_service.responses import json_response
 
+logger = logging.getLogger("files_service.files")
 router = APIRouter(prefix="/v1/files", tags=["files"], dependencies=[Depends(require_key)])
 
+IDEMPOTENCY_HEADER = "idempotency-key"
 PURPOSES = ("assistants", "batch", "fine-tune", "vision", "user_data", "evals")
 MIN_EXPIRY, MAX_EXPIRY = 3600, 30 * 86400
 
@@ -67,6 +75,40 @@ def parse_expires_after(form: FormData, created_at: int) -> int | None:
     return created_at + int(seconds)
 
 
+def idempotency_key(request: Request) -> str | None:
+    key = request.headers.get(IDEMPOTENCY_HEADER)
+    if key is None:
+        return None
+    # Printable ASCII only: the key is stored as text and compared byte for byte.
+    if not 1 <= len(key) <= 255 or not all(" " <= char <= "~" for char in key):
+        raise InvalidRequestError("Idempotency-Key must be 1 to 255 printable ASCII characters.")
+    return key
+
+
+async def _replay(
+    earlier: FileRecord, fields: dict[str, Any], upload: UploadFile, *, raced: bool
+) -> Response:
+    """The file an earlier upload with the same key recorded, when this is the same upload."""
+    sha256, size = await uploads.digest(upload.file)
+    if (earlier.purpose, earlier.filename, earlier.bytes, earlier.sha256) != (
+        fields["purpose"],
+        fields["filename"],
+        size,
+        sha256,
+    ):
+        raise UnprocessableError(
+            "This Idempotency-Key was already used with a different upload.",
+            code="idempotency_key_reused",
+        )
+    if not earlier.live(int(time.time())):
+        raise UnprocessableError(
+            "The file uploaded with this Idempotency-Key has expired.",
+            code="idempotency_key_expired",
+        )
+    logger.info("upload replayed", extra={"file_id": earlier.id, "raced": raced})
+    return json_response(earlier.to_object())
+
+
 async def _find(pool: Pool, file_id: str) -> FileRecord:
     record = await file_records.get(pool, file_id)
     if record is None:
@@ -99,8 +141,25 @@ async def create_file(request: Request, state: StateDep) -> Response:
             "created_at": created_at,
             "expires_at": parse_expires_after(form, created_at),
         }
+        key = idempotency_key(request)
+        if key is not None:
+            fields["idempotency_key"] = key
+            if (earlier := await file_records.by_idempotency_key(state.pool, key)) is not None:
+                return await _replay(earlier, fields, upload, raced=False)
         await upload.seek(0)
-        record = await uploads.store(state.pool, state.storage, upload.file, size, fields)
+        try:
+            record = await uploads.store(state.pool, state.storage, upload.file, size, fields)
+        except file_records.KeyTakenError:
+            # A concurrent upload with the same key recorded its file first; this one's bytes
+            # are already removed again.
+            assert key is not None
+            earlier = await file_records.by_idempotency_key(state.pool, key)
+            if earlier is None:  # recorded and deleted in between: nothing to replay
+                raise UnprocessableError(
+                    "The file uploaded with this Idempotency-Key was deleted meanwhile.",
+                    code="idempotency_key_reused",
+                ) from None
+            return await _replay(earlier, fields, upload, raced=True)
     finally:
         await form.close()
     return json_response(record.to_object())
