@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
 import psycopg
 import pytest
 import redis.asyncio as aioredis
@@ -351,3 +352,16 @@ async def test_a_redis_outage_pauses_dispatch_and_running_jobs_finish(
                 assert (await poll(sdk, after.id, timeout=20)).status == "completed"
     finally:
         redis_server.stop()
+
+
+async def test_every_process_tunes_its_collector(engine: Engine) -> None:
+    """`lgos serve` and `lgos worker` both freeze their start-up objects and set
+    LGOS_GC_THRESHOLDS (full collections would otherwise pause a busy worker's loop too)."""
+    for name in ("api-a.log", "api-b.log", "worker-1.log", "worker-2.log"):
+        tuned = [
+            orjson.loads(line)
+            for line in (engine.logs / name).read_bytes().splitlines()
+            if b'"collector tuned"' in line
+        ]
+        assert len(tuned) == 1, name
+        assert tuned[0]["thresholds"] == [700, 10, 1000] and tuned[0]["frozen"] > 10_000
