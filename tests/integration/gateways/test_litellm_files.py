@@ -7,6 +7,7 @@ UI needs (upload, list, retrieve, download, delete) must reach the Files service
 from __future__ import annotations
 
 import hashlib
+import uuid
 
 import openai
 import pytest
@@ -53,3 +54,24 @@ async def test_files_need_the_gateway_key(litellm_gateway: Server) -> None:
             await wrong.files.create(file=("x.txt", b"x"), purpose="assistants")
         with pytest.raises(openai.AuthenticationError):
             await wrong.files.list()
+
+
+async def test_an_upload_retried_with_its_idempotency_key_is_one_file(
+    gateway: AsyncOpenAI, files_process: FilesProcess
+) -> None:
+    """The key reaches the Files service through the gateway: the retry gets the same file."""
+    key = {"Idempotency-Key": f"gateway-retry-{uuid.uuid4().hex}"}
+    payload = b"uploaded once, answered twice\n"
+    first = await gateway.files.create(
+        file=("once.txt", payload), purpose="assistants", extra_headers=key
+    )
+    retried = await gateway.files.create(
+        file=("once.txt", payload), purpose="assistants", extra_headers=key
+    )
+    assert retried.id == first.id
+    async with files_client(f"{files_process.server.url}/v1") as direct:
+        named = [
+            f async for f in direct.files.list(purpose="assistants") if f.filename == "once.txt"
+        ]
+        assert [f.id for f in named] == [first.id]
+        await direct.files.delete(first.id)
