@@ -2,7 +2,9 @@
 
 One ASGI response per stream with three jobs: write what the encoder produces, keep idle
 connections alive with ``: ping`` comments, and cancel the producer (and with it the graph run)
-as soon as the client disconnects.
+as soon as the client disconnects. A held stream costs two tasks besides the request's own (the
+producer and the disconnect watcher; the request task writes, the ping is a timer): at a
+thousand open streams every task is ~1.3 KB and a wake-up per token.
 
 Writes are coalesced. The first writes of a stream go out at once (so the first delta is never
 held back); after that, events that arrive within ``COALESCE_WINDOW`` of the previous write join
@@ -55,28 +57,44 @@ class SSEResponse(Response):
         self._drained = asyncio.Event()
         self._finished = False
         self._last_activity = 0.0
+        self._ping_handle: asyncio.TimerHandle | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
         self._last_activity = time.monotonic()
+        loop = asyncio.get_running_loop()
+        writer = asyncio.current_task()
+        assert writer is not None
         producer = asyncio.create_task(self._produce())
-        writer = asyncio.create_task(self._write(send))
-        helpers = [
-            asyncio.create_task(self._watch_disconnect(receive)),
-            asyncio.create_task(self._ping()),
-        ]
+        watcher = asyncio.create_task(self._watch_disconnect(receive))
+        closing = False
+
+        def on_disconnect(task: asyncio.Task[None]) -> None:
+            # The client left while this task was still writing: stop it (and so the stream).
+            if not closing and not task.cancelled():
+                writer.cancel()
+
+        watcher.add_done_callback(on_disconnect)
+        self._ping_handle = loop.call_later(self.ping_interval, self._ping_tick, loop)
         try:
-            await asyncio.wait([writer, helpers[0]], return_when=asyncio.FIRST_COMPLETED)
+            await self._write(send)
+        except asyncio.CancelledError:
+            # Swallowed only when the disconnect alone cancelled it, not a server shutdown too.
+            if not (watcher.done() and not watcher.cancelled()) or writer.uncancel() > 0:
+                raise
+        except Exception as exc:
+            logger.error("event stream failed", exc_info=exc)
         finally:
-            for task in (producer, writer, *helpers):
-                task.cancel()
-            await asyncio.gather(producer, writer, *helpers, return_exceptions=True)
+            closing = True  # no await since _write ended: a late disconnect cancels nothing
+            self._ping_handle.cancel()
+            producer.cancel()
+            watcher.cancel()
+            await asyncio.gather(producer, watcher, return_exceptions=True)
             if self.on_close is not None:
                 # Runs even when the body never started (a client gone before the first byte).
                 await asyncio.shield(self.on_close())
-        for task in (producer, writer):
-            if task.done() and not task.cancelled() and (exc := task.exception()) is not None:
-                logger.error("event stream failed", exc_info=exc)
+        if producer.done() and not producer.cancelled() and (failure := producer.exception()):
+            logger.error("event stream failed", exc_info=failure)
 
     def _push(self, chunk: bytes) -> None:
         self._pending.append(chunk)
@@ -122,13 +140,12 @@ class SSEResponse(Response):
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
                 return
 
-    async def _ping(self) -> None:
-        while True:
-            idle_for = time.monotonic() - self._last_activity
-            if idle_for >= self.ping_interval:
-                self._push(PING)
-                idle_for = 0.0
-            await asyncio.sleep(self.ping_interval - idle_for)
+    def _ping_tick(self, loop: asyncio.AbstractEventLoop) -> None:
+        idle_for = time.monotonic() - self._last_activity
+        if idle_for >= self.ping_interval:
+            self._push(PING)
+            idle_for = 0.0
+        self._ping_handle = loop.call_later(self.ping_interval - idle_for, self._ping_tick, loop)
 
     @staticmethod
     async def _watch_disconnect(receive: Receive) -> None:
