@@ -19,23 +19,19 @@ import psycopg
 import pytest
 from fastapi import FastAPI
 
-from tests.support.files import API_KEY, files_client, files_sdk, scratch_database
+from tests.support.files import (
+    API_KEY,
+    files_client,
+    files_sdk,
+    row_count,
+    scratch_database,
+    stored_objects,
+)
 from tests.support.servers import Server, free_port, serve
 
 
 def key(value: str) -> dict[str, str]:
     return {"Idempotency-Key": value}
-
-
-def rows(uri: str) -> int:
-    with psycopg.connect(uri) as conn:
-        row = conn.execute("SELECT count(*) FROM files").fetchone()
-        assert row is not None
-        return int(row[0])
-
-
-def stored(root: Path) -> list[Path]:
-    return [p for p in root.rglob("*") if p.is_file()]
 
 
 async def test_a_retry_with_the_same_key_gets_the_same_file(
@@ -56,7 +52,7 @@ async def test_a_retry_with_the_same_key_gets_the_same_file(
         plain = await sdk.files.create(file=("notes.txt", b"the same bytes"), purpose="user_data")
         assert plain.id not in (first.id, other.id)  # no key: every upload is a new file
         assert (await sdk.files.content(first.id)).content == b"the same bytes"
-    assert rows(files_db) == 3 and len(stored(files_storage)) == 3
+    assert row_count(files_db) == 3 and len(stored_objects(files_storage)) == 3
 
 
 async def test_the_same_key_with_another_upload_is_refused_and_stores_nothing(
@@ -75,7 +71,7 @@ async def test_the_same_key_with_another_upload_is_refused_and_stores_nothing(
                 await sdk.files.create(file=(name, data), purpose=purpose, extra_headers=key("k"))  # type: ignore[arg-type]
             assert refused.value.code == "idempotency_key_reused"
         assert [f.id async for f in sdk.files.list()] == [first.id]
-    assert rows(files_db) == 1 and len(stored(files_storage)) == 1
+    assert row_count(files_db) == 1 and len(stored_objects(files_storage)) == 1
 
 
 async def test_a_key_whose_file_expired_is_refused(files_app: FastAPI, files_db: str) -> None:
@@ -122,7 +118,7 @@ async def test_a_malformed_key_is_a_400_and_stores_nothing(
             )
     assert response.status_code == 400
     assert "Idempotency-Key" in response.json()["error"]["message"]
-    assert rows(files_db) == 0
+    assert row_count(files_db) == 0
 
 
 @pytest.fixture
@@ -166,8 +162,8 @@ async def test_racing_uploads_with_one_key_make_one_file_across_two_processes(
         for client in clients:
             await client.close()
     assert len({result.id for result in results}) == 1
-    assert rows(uri) == 1
-    assert len(stored(storage)) == 1  # the losers removed their own bytes
+    assert row_count(uri) == 1
+    assert len(stored_objects(storage)) == 1  # the losers removed their own bytes
     logs = "".join(server.log.read_text() for server in servers)
     # Some uploads stored their bytes before another's row won the key (the race was run).
     assert '"raced": true' in logs or '"raced":true' in logs

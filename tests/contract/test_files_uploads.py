@@ -22,20 +22,11 @@ from tests.support.files import (
     fail_metadata_writes,
     files_client,
     files_sdk,
+    row_count,
     running,
     settings,
+    stored_objects,
 )
-
-
-def row_count(uri: str) -> int:
-    with psycopg.connect(uri) as conn:
-        row = conn.execute("SELECT count(*) FROM files").fetchone()
-        assert row is not None
-        return int(row[0])
-
-
-def stored_objects(root: Path) -> list[Path]:
-    return [p for p in root.rglob("*") if p.is_file()]
 
 
 @pytest.fixture

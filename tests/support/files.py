@@ -136,6 +136,19 @@ def fail_metadata_writes(monkeypatch: pytest.MonkeyPatch, detail: str = "connect
     monkeypatch.setattr(file_records, "insert", broken_insert)
 
 
+def row_count(uri: str) -> int:
+    """How many file rows the Files database at ``uri`` holds."""
+    with psycopg.connect(uri) as conn:
+        row = conn.execute("SELECT count(*) FROM files").fetchone()
+        assert row is not None
+        return int(row[0])
+
+
+def stored_objects(root: Path) -> list[Path]:
+    """The stored files under a disk storage folder (unfinished parts included)."""
+    return [p for p in root.rglob("*") if p.is_file()]
+
+
 def settings(**overrides: Any) -> Any:
     from files_service.settings import FilesSettings
 
