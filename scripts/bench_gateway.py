@@ -527,7 +527,7 @@ def main() -> None:
     with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="bench-gateway-") as tmp:
         state = Path(tmp)
         lgos_port = free_port()
-        models, registry, lgos_env = BENCH_MODELS, None, {}
+        models, registry, lgos_env = BENCH_MODELS, "scripts.bench_graphs:create_registry", {}
         chunks: int | None = STREAM_CHUNKS
         if args.graph == "simple-graph":
             model_port = free_port()
@@ -546,7 +546,7 @@ def main() -> None:
             lgos_port,
             set(os.sched_getaffinity(0)),
             timeout=180,
-            registry=registry or "scripts.bench_graphs:create_registry",
+            registry=registry,
             extra_env=lgos_env,
         )
         stack.callback(lgos.wait)

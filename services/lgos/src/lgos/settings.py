@@ -162,7 +162,9 @@ class LGOSSettings(BaseSettings):
 
     @field_validator("gc_thresholds")
     @classmethod
-    def _check_gc_thresholds(cls, value: tuple[int, int, int] | None) -> Any:
+    def _check_gc_thresholds(
+        cls, value: tuple[int, int, int] | None
+    ) -> tuple[int, int, int] | None:
         if value is None:
             return value
         young, middle, old = value

@@ -119,6 +119,7 @@ async def _find(pool: Pool, file_id: str) -> FileRecord:
 @router.post("")
 async def create_file(request: Request, state: StateDep) -> Response:
     limit = state.settings.max_upload_bytes
+    key = idempotency_key(request)  # a malformed key is refused before the upload is read
     form = await request.form(max_files=1, max_fields=16)
     try:
         upload = form.get("file")
@@ -141,7 +142,6 @@ async def create_file(request: Request, state: StateDep) -> Response:
             "created_at": created_at,
             "expires_at": parse_expires_after(form, created_at),
         }
-        key = idempotency_key(request)
         if key is not None:
             fields["idempotency_key"] = key
             if (earlier := await file_records.by_idempotency_key(state.pool, key)) is not None:
