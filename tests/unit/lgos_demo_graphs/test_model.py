@@ -47,3 +47,15 @@ def test_empty_variables_count_as_unset(monkeypatch: object) -> None:
     monkeypatch.setenv("DEMO_API_OPENAI_API_KEY", "")
     monkeypatch.setenv("DEMO_API_OPENAI_BASE_URL", "")
     assert DemoAPISettings().offline
+
+
+def test_no_per_chunk_timer(monkeypatch: object) -> None:
+    """langchain-openai's per-chunk asyncio.wait_for (a task per token) stays off, even with its
+    environment default set; DEMO_API_MODEL_TIMEOUT's HTTP read timeout bounds a stall."""
+    import pytest
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    monkeypatch.setenv("LANGCHAIN_OPENAI_STREAM_CHUNK_TIMEOUT_S", "30")
+    model = chat_model(DemoAPISettings(model_timeout=7))
+    assert model.stream_chunk_timeout is None
+    assert model.request_timeout == 7
