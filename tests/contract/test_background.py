@@ -1,36 +1,32 @@
-"""Background Responses on the embedded (in-process) backend, through the SDK."""
+"""The background Responses contract, through the SDK, on every engine: the embedded
+(in-process) backend in-process and over a socket, and the queue-backed backend (API and worker
+processes over PostgreSQL and Redis). What only the queue-backed engine has is in
+tests/integration/test_background_workers.py."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import uuid
+from collections.abc import AsyncIterator
 from typing import Any
 
 import openai
 import pytest
 from openai import AsyncOpenAI
 
+from tests.support.background import TERMINAL, poll, slow
 from tests.support.clients import embedded_lgos, tenant_header
+from tests.support.engines import ALL_ENGINES, engine_client
 from tests.support.graphs import SCRIPTED_TEXT, SECRET
 
-pytestmark = pytest.mark.asyncio
 NEVER_ISSUED = "resp_" + "0" * 32
-TERMINAL = {"completed", "incomplete", "failed", "cancelled"}
 
 
-def slow(seconds: float) -> dict[str, str]:
-    return {"lgos_settings": json.dumps({"seconds": seconds})}
-
-
-async def poll(client: AsyncOpenAI, response_id: str, timeout: float = 20.0) -> Any:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        response = await client.responses.retrieve(response_id)
-        if response.status in TERMINAL:
-            return response
-        assert asyncio.get_running_loop().time() < deadline, response.status
-        await asyncio.sleep(0.1)
+@pytest.fixture(params=ALL_ENGINES)
+async def client(request: pytest.FixtureRequest) -> AsyncIterator[AsyncOpenAI]:
+    """The same contract on each engine."""
+    async with engine_client(request, request.param) as sdk:
+        yield sdk
 
 
 async def test_create_poll_completed(client: AsyncOpenAI) -> None:
@@ -233,7 +229,7 @@ async def test_in_progress_snapshots_show_the_partial_answer(client: AsyncOpenAI
     assert snapshot.output[0].status == "completed"
 
 
-async def test_other_scopes_see_nothing(tmp_path: Any, offline_model: Any) -> None:
+async def test_other_scopes_see_nothing(tmp_path: Any, in_process_graphs: None) -> None:
     a, b = {"x-test-tenant": "a"}, {"x-test-tenant": "b"}
     async with embedded_lgos(tmp_path, scope_resolver=tenant_header) as client:
         body: dict[str, Any] = {
@@ -260,7 +256,7 @@ async def test_other_scopes_see_nothing(tmp_path: Any, offline_model: Any) -> No
 
 
 async def test_the_embedded_engine_forgets_ended_responses_after_retention(
-    tmp_path: Any, offline_model: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Any, in_process_graphs: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from lgos.background import inprocess
 

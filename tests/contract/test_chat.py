@@ -12,8 +12,6 @@ from openai import AsyncOpenAI
 
 from tests.support.graphs import SCRIPTED_TEXT, SECRET
 
-pytestmark = pytest.mark.asyncio
-
 
 def user(text: str) -> list[Any]:
     return [{"role": "user", "content": text}]

@@ -21,7 +21,6 @@ from openai import AsyncOpenAI
 
 from tests.support.clients import embedded_lgos, sdk_client, tenant_header
 
-pytestmark = pytest.mark.asyncio
 MODEL = "interruptible-approval"
 
 
@@ -316,7 +315,7 @@ async def test_completed_runs_leave_no_checkpoint_and_sweep_expires_paused_ones(
             )
 
 
-async def test_scopes_are_isolated(tmp_path: Any, offline_model: Any) -> None:
+async def test_scopes_are_isolated(tmp_path: Any, in_process_graphs: None) -> None:
     async with embedded_lgos(tmp_path, scope_resolver=tenant_header) as client:
         paused = await pause(client, extra_headers={"x-test-tenant": "a"})
         resume = {
@@ -340,7 +339,7 @@ async def test_graphs_get_the_store(client: AsyncOpenAI) -> None:
 
 @pytest.mark.parametrize("background", [False, True])
 async def test_a_first_run_longer_than_the_lease_pauses(
-    tmp_path: Any, offline_model: Any, background: bool
+    tmp_path: Any, in_process_graphs: None, background: bool
 ) -> None:
     """The lease of a new run is renewed while it works, as a resume's is: a first run that
     outlasts lease_ttl still checkpoints its pause (foreground and background alike)."""

@@ -12,8 +12,6 @@ from openai import AsyncOpenAI
 
 from tests.support.graphs import SCRIPTED_TEXT, SECRET
 
-pytestmark = pytest.mark.asyncio
-
 
 def settings(**values: Any) -> dict[str, str]:
     return {"lgos_settings": json.dumps(values)}

@@ -10,8 +10,6 @@ from openai import AsyncOpenAI
 
 from tests.support.graphs import PRIVATE_TEXT, SCRIPTED_TEXT, SECRET
 
-pytestmark = pytest.mark.asyncio
-
 
 async def collect(client: AsyncOpenAI, **kwargs: Any) -> list[Any]:
     stream = await client.responses.create(stream=True, **kwargs)

@@ -11,11 +11,11 @@ import httpx
 import pytest
 from openai import AsyncOpenAI
 
-from tests.conftest import PING_INTERVAL
+from tests.support.engines import PING_INTERVAL
 from tests.support.graphs import SCRIPTED_TEXT
 from tests.support.servers import Server
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.socket]
+pytestmark = pytest.mark.socket
 
 
 def slow(seconds: float) -> dict[str, str]:

@@ -15,9 +15,9 @@ from files_service.app import create_app
 from files_service.settings import FilesSettings
 from schemathesis import Case
 
-from tests.fuzz.test_lgos_schema import EXCLUDED_CHECKS, check_envelope
+from tests.support.envelopes import check_envelope
 from tests.support.files import API_KEY, FilesProcess
-from tests.support.fuzz import schemathesis_config
+from tests.support.fuzz import EXCLUDED_CHECKS, schemathesis_config
 
 AUTH = {"Authorization": f"Bearer {API_KEY}"}
 # Built without a database: the document needs none (the served one is checked to match).

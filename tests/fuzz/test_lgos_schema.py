@@ -14,18 +14,10 @@ from typing import Any
 import httpx
 import schemathesis
 from schemathesis import Case
-from schemathesis.specs.openapi.checks import positive_data_acceptance, unsupported_method
 
-from tests.support.fuzz import schemathesis_config
+from tests.support.envelopes import check_envelope
+from tests.support.fuzz import EXCLUDED_CHECKS, schemathesis_config
 from tests.support.servers import Server
-
-ENVELOPE_KEYS = {"message", "type", "param", "code"}
-# The document states shapes; pairing of calls and outputs, unique tool names, registered
-# server tools, the NUL rule and the like are checked by the decoders (400s naming the param),
-# so schema-valid data may still be a precise 400. Starlette's 405 lists the methods of one
-# route, not of the path (and adds HEAD to GET): that check is left out too. Every other
-# check runs.
-EXCLUDED_CHECKS = [positive_data_acceptance, unsupported_method]
 
 
 def _document() -> dict[str, Any]:
@@ -46,16 +38,6 @@ schema = schemathesis.openapi.from_dict(
 
 def test_served_document_is_the_fuzzed_one(fuzzed_lgos: Server) -> None:
     assert httpx.get(f"{fuzzed_lgos.url}/openapi.json").json() == DOCUMENT
-
-
-def check_envelope(case: Case, status: int, body: object) -> None:
-    if status < 400:
-        return
-    assert isinstance(body, dict) and set(body) == {"error"}, (case.method, case.path, body)
-    error = body["error"]
-    assert isinstance(error, dict) and set(error) == ENVELOPE_KEYS, error
-    assert isinstance(error["message"], str) and error["message"]
-    assert "Traceback" not in error["message"]
 
 
 @schema.parametrize()

@@ -29,8 +29,6 @@ from tests.support.files import FilesProcess, files_client
 from tests.support.servers import Server, free_port, serve
 from tests.support.shared_state import shared_env
 
-pytestmark = pytest.mark.asyncio
-
 LEASE_TTL = 5.0
 
 

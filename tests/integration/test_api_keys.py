@@ -20,8 +20,6 @@ from tests.support.clients import sdk_client
 from tests.support.servers import Server, serve_lgos
 from tests.support.shared_state import REDIS_URL, shared_env
 
-pytestmark = pytest.mark.asyncio
-
 KEY_A, KEY_B = "sk-lgos-tenant-a", "sk-lgos-tenant-b"
 KEYS = {KEY_A: "tenant-a", KEY_B: "tenant-b"}
 TARGET = "tests.support.graphs:create_registry"

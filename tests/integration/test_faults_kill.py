@@ -33,15 +33,13 @@ from lgos.background.queue import CONSUMER_GROUP, prune_consumers
 from lgos.background.records import WORKER_LOST_MESSAGE
 from openai import AsyncOpenAI
 
-from tests.contract.test_background import TERMINAL, slow
-from tests.integration.test_background_workers import STALE_AFTER, engine_env
+from tests.support.background import TERMINAL, slow, wait_for
 from tests.support.clients import sdk_client, sync_sdk_client
 from tests.support.files import API_KEY, files_client, scratch_database
 from tests.support.graphs import SCRIPTED_TEXT
+from tests.support.queue_engine import STALE_AFTER, engine_env
 from tests.support.servers import Server, free_port, serve, serve_lgos
 from tests.support.shared_state import REDIS_URL, shared_env
-
-pytestmark = pytest.mark.asyncio
 
 TARGET = "tests.support.graphs:create_registry"
 LEASE_TTL = 2.0
@@ -94,13 +92,6 @@ def kill(server: Server) -> float:
 def effects(markers: Path, key: str) -> int:
     path = markers / f"effect-{key}"
     return len(path.read_text().splitlines()) if path.exists() else 0
-
-
-async def wait_for(path: Path, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        assert time.monotonic() < deadline, f"{path.name} never appeared"
-        await asyncio.sleep(0.05)
 
 
 def answer(call: Any, output: str) -> dict[str, Any]:
@@ -189,7 +180,7 @@ async def test_lgos_killed_mid_resume(stack: Stack, survivor: AsyncOpenAI, marke
             paused = await victim.responses.create(model="counted-after-resume", input="pause")
             resume = resume_request(paused, key, 30)
             pending = asyncio.ensure_future(victim.responses.create(**resume, stream=True))
-            await wait_for(markers / f"resumed-{key}")  # mid-resume: holding the lease
+            await wait_for(markers / f"resumed-{key}", timeout=20)  # mid-resume: holding the lease
             killed_at = kill(v)
             with pytest.raises(CUT):
                 async for _ in await pending:
@@ -247,7 +238,7 @@ async def test_worker_killed_mid_run(stack: Stack, survivor: AsyncOpenAI, marker
     one_at_a_time = {**stack.env, "LGOS_WORKER_CONCURRENCY": "1"}
     with serve_lgos("worker", TARGET, env=one_at_a_time, log=stack.logs / "doomed.log") as doomed:
         running = await survivor.responses.create(**long_job)
-        await wait_for(markers / f"started-{key}")
+        await wait_for(markers / f"started-{key}", timeout=20)
         waiting = await survivor.responses.create(
             model="slow-background", input=queued_key, background=True, metadata=slow(0)
         )
@@ -318,7 +309,7 @@ async def test_worker_killed_mid_background_resume(
         await redis.xgroup_createconsumer(stack.queue, CONSUMER_GROUP, "ghost-worker")
         with serve_lgos("worker", TARGET, env=stack.env, log=stack.logs / "doomed-bg.log") as w:
             queued = await survivor.responses.create(**resume, background=True)
-            await wait_for(markers / f"resumed-{key}")
+            await wait_for(markers / f"resumed-{key}", timeout=20)
 
             async def ghost_left() -> bool:
                 consumers = await redis.xinfo_consumers(stack.queue, CONSUMER_GROUP)

@@ -20,7 +20,7 @@ import psycopg
 import pytest
 from openai import AsyncOpenAI
 
-from tests.contract.test_background import poll, slow
+from tests.support.background import poll, slow
 from tests.support.faults import (
     assert_unavailable,
     distributed_env,
@@ -34,8 +34,6 @@ from tests.support.graphs import SCRIPTED_TEXT
 from tests.support.private_servers import PrivatePostgres
 from tests.support.servers import Server, free_port, serve
 from tests.support.shared_state import shared_env
-
-pytestmark = pytest.mark.asyncio
 
 POOL_TIMEOUT = 2.0
 # A request during the outage must fail within the pool's wait plus process/scheduling slack.

@@ -23,7 +23,7 @@ from lgos.interrupts.coordinator import Lease
 from lgos.interrupts.redis_coordinator import RedisCoordinator
 from openai import AsyncOpenAI
 
-from tests.contract.test_background import poll, slow
+from tests.support.background import poll, slow
 from tests.support.fault_proxy import FaultProxy
 from tests.support.faults import (
     assert_unavailable,
@@ -35,8 +35,6 @@ from tests.support.faults import (
 from tests.support.private_servers import PrivateRedis
 from tests.support.servers import Server
 from tests.support.shared_state import shared_env
-
-pytestmark = pytest.mark.asyncio
 
 REDIS_TIMEOUT = 2.0
 FAIL_FAST_BOUND = REDIS_TIMEOUT * 2 + 2.0  # the wait, its one retry, scheduling slack

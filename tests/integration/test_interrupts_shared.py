@@ -30,8 +30,6 @@ from tests.support.clients import sdk_client
 from tests.support.servers import Server, free_port, serve
 from tests.support.shared_state import REDIS_URL, shared_env
 
-pytestmark = pytest.mark.asyncio
-
 LEASE_TTL = 2.0
 
 

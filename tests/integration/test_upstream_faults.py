@@ -26,8 +26,6 @@ from tests.support.clients import sdk_client
 from tests.support.gateways import GATEWAY_KEY, run_litellm_sync, serve_litellm
 from tests.support.servers import Server, free_port, serve, serve_lgos
 
-pytestmark = pytest.mark.asyncio
-
 MODEL_TIMEOUT = 2.0
 PING_INTERVAL = 0.15
 GATEWAY_PING_INTERVAL = 1.0

@@ -15,10 +15,6 @@ from tests.support.gateways import GATEWAY_KEY, run_litellm_sync, serve_dbhub, s
 from tests.support.servers import Server, free_port, serve
 
 
-def gateway_sdk(base_url: str, api_key: str = GATEWAY_KEY) -> AsyncOpenAI:
-    return sdk_client(base_url, api_key=api_key)
-
-
 @pytest.fixture(scope="session")
 def gateway_state(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("gateway")
@@ -50,7 +46,7 @@ def litellm_gateway(
 
 @pytest.fixture
 async def gateway(litellm_gateway: Server) -> AsyncIterator[AsyncOpenAI]:
-    async with gateway_sdk(f"{litellm_gateway.url}/v1") as sdk:
+    async with sdk_client(f"{litellm_gateway.url}/v1", api_key=GATEWAY_KEY) as sdk:
         yield sdk
 
 

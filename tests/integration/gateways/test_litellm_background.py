@@ -18,7 +18,6 @@ from openai import AsyncOpenAI
 
 from tests.support.graphs import SCRIPTED_TEXT
 
-pytestmark = pytest.mark.asyncio
 MODEL = "lgos/slow-background"
 
 

@@ -13,11 +13,9 @@ from typing import Any
 import pytest
 from openai import AsyncOpenAI
 
-from tests.contract.test_client_functions import CALCULATE_SUM
+from tests.support.advanced import CALCULATE_SUM
 from tests.support.clients import sdk_client
 from tests.support.servers import Server
-
-pytestmark = pytest.mark.asyncio
 
 SERVER_TOOLS = [{"type": "custom", "name": "package_version"}, {"type": "web_search"}]
 
