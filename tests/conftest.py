@@ -10,7 +10,7 @@ import pytest
 from fastapi import FastAPI
 from openai import AsyncOpenAI
 
-from tests.support.clients import sdk_client
+from tests.support.clients import sdk_fixture
 from tests.support.engines import IN_PROCESS, PING_INTERVAL, engine_client
 from tests.support.servers import Server, free_port, serve, serve_searxng
 
@@ -100,7 +100,4 @@ async def client(request: pytest.FixtureRequest) -> AsyncIterator[AsyncOpenAI]:
         yield sdk
 
 
-@pytest.fixture
-async def socket_client(lgos_server: Server) -> AsyncIterator[AsyncOpenAI]:
-    async with sdk_client(f"{lgos_server.url}/v1") as sdk:
-        yield sdk
+socket_client = sdk_fixture("lgos_server")

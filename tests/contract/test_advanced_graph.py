@@ -31,7 +31,7 @@ from tests.support.advanced import (
     seed_note,
     store_file_ids,
 )
-from tests.support.clients import sdk_client
+from tests.support.clients import sdk_client, sdk_fixture
 from tests.support.files import API_KEY as FILES_KEY
 from tests.support.files import FilesProcess, files_client
 from tests.support.servers import Server
@@ -78,16 +78,8 @@ def lgos_without_knowledge(
         yield server
 
 
-@pytest.fixture
-async def client(lgos: Server) -> AsyncIterator[AsyncOpenAI]:
-    async with sdk_client(f"{lgos.url}/v1") as sdk:
-        yield sdk
-
-
-@pytest.fixture
-async def bare_client(lgos_without_knowledge: Server) -> AsyncIterator[AsyncOpenAI]:
-    async with sdk_client(f"{lgos_without_knowledge.url}/v1") as sdk:
-        yield sdk
+client = sdk_fixture("lgos")
+bare_client = sdk_fixture("lgos_without_knowledge")
 
 
 async def respond(client: AsyncOpenAI, input_items: Any, **options: Any) -> Any:

@@ -13,7 +13,7 @@ import asyncio
 import signal
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from openai import AsyncOpenAI
 from psycopg.rows import dict_row
 
 from tests.support.background import poll, slow, wait_for
-from tests.support.clients import sdk_client
+from tests.support.clients import sdk_client, sdk_fixture
 from tests.support.lgos_processes import api_process, worker_process
 from tests.support.private_servers import PrivateRedis
 from tests.support.queue_engine import (
@@ -54,23 +54,9 @@ def isolated(queue_engine: Engine) -> Iterator[Engine]:
         yield Engine(env, queue_engine.postgres_uri, queue, [api], [], queue_engine.logs)
 
 
-@pytest.fixture
-async def client(queue_engine: Engine) -> AsyncIterator[AsyncOpenAI]:
-    """The SDK against the first API process."""
-    async with sdk_client(f"{queue_engine.apis[0].url}/v1") as sdk:
-        yield sdk
-
-
-@pytest.fixture
-async def other_client(queue_engine: Engine) -> AsyncIterator[AsyncOpenAI]:
-    async with sdk_client(f"{queue_engine.apis[1].url}/v1") as sdk:
-        yield sdk
-
-
-@pytest.fixture
-async def isolated_client(isolated: Engine) -> AsyncIterator[AsyncOpenAI]:
-    async with sdk_client(f"{isolated.apis[0].url}/v1") as sdk:
-        yield sdk
+client = sdk_fixture("queue_engine", lambda engine: engine.apis[0])
+other_client = sdk_fixture("queue_engine", lambda engine: engine.apis[1])
+isolated_client = sdk_fixture("isolated", lambda engine: engine.apis[0])
 
 
 async def rows(postgres_uri: str, ids: list[str]) -> dict[str, dict[str, Any]]:

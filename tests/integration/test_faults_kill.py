@@ -17,7 +17,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +34,7 @@ from lgos.background.records import WORKER_LOST_MESSAGE
 from openai import AsyncOpenAI
 
 from tests.support.background import TERMINAL, slow, wait_for
-from tests.support.clients import sdk_client, sync_sdk_client
+from tests.support.clients import sdk_client, sdk_fixture, sync_sdk_client
 from tests.support.files import API_KEY, files_client, scratch_database
 from tests.support.graphs import SCRIPTED_TEXT
 from tests.support.queue_engine import STALE_AFTER, engine_env
@@ -77,10 +77,7 @@ def stack(
             redis.delete(queue)  # this module's stream only; the server is shared
 
 
-@pytest.fixture
-async def survivor(stack: Stack) -> AsyncIterator[AsyncOpenAI]:
-    async with sdk_client(f"{stack.survivor.url}/v1") as sdk:
-        yield sdk
+survivor = sdk_fixture("stack", lambda stack: stack.survivor)
 
 
 def kill(server: Server) -> float:

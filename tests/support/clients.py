@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from lgos import ScopeResolver, shared_scope
 from openai import AsyncOpenAI, OpenAI
 from starlette.requests import Request
@@ -23,6 +24,21 @@ def sdk_client(
         max_retries=0,
         _strict_response_validation=True,
     )
+
+
+def sdk_fixture(
+    server: str, pick: Callable[[Any], Any] = lambda found: found, *, api_key: str = "not-checked"
+) -> Any:
+    """A per-test fixture: the SDK against ``pick(<the fixture named server>)``, a process with a
+    ``url``. In a module, ``client = sdk_fixture("lgos")`` names it ``client``."""
+
+    @pytest.fixture
+    async def connected(request: pytest.FixtureRequest) -> AsyncIterator[AsyncOpenAI]:
+        target = pick(request.getfixturevalue(server))
+        async with sdk_client(f"{target.url}/v1", api_key=api_key) as sdk:
+            yield sdk
+
+    return connected
 
 
 def sync_sdk_client(base_url: str, *, api_key: str = "not-checked") -> OpenAI:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from openai import AsyncOpenAI
 
-from tests.support.clients import sdk_client
+from tests.support.clients import sdk_fixture
 from tests.support.files import API_KEY as FILES_KEY
 from tests.support.files import FilesProcess
 from tests.support.gateways import GATEWAY_KEY, run_litellm_sync, serve_dbhub, serve_litellm
@@ -44,10 +43,7 @@ def litellm_gateway(
         yield server
 
 
-@pytest.fixture
-async def gateway(litellm_gateway: Server) -> AsyncIterator[AsyncOpenAI]:
-    async with sdk_client(f"{litellm_gateway.url}/v1", api_key=GATEWAY_KEY) as sdk:
-        yield sdk
+gateway = sdk_fixture("litellm_gateway", api_key=GATEWAY_KEY)
 
 
 @pytest.fixture
