@@ -10,6 +10,7 @@ import pytest
 from lgos.protocol.chat.decode import UNSUPPORTED_FIELDS
 from openai import AsyncOpenAI
 
+from tests.support.envelopes import assert_rejected_field
 from tests.support.graphs import SCRIPTED_TEXT, SECRET
 
 
@@ -187,12 +188,7 @@ async def test_rejections(client: AsyncOpenAI, extra: dict[str, Any], param: str
     kwargs: dict[str, Any] = {"model": "scripted", "messages": user("x"), **extra}
     with pytest.raises(openai.BadRequestError) as caught:
         await client.chat.completions.create(**kwargs)
-    assert caught.value.param == param
-    assert caught.value.body["type"] == "invalid_request_error"
-    if param in UNSUPPORTED_FIELDS:
-        assert caught.value.code == "unsupported_parameter"
-    elif param == "surprise":
-        assert caught.value.code == "unknown_parameter"
+    assert_rejected_field(caught.value, param, param, UNSUPPORTED_FIELDS)
 
 
 async def test_interrupt_enabled_models_are_rejected(client: AsyncOpenAI) -> None:

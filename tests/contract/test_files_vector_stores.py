@@ -15,6 +15,7 @@ from files_service.app import create_app
 from files_service.search.embeddings import EmbeddingsClient
 from openai import AsyncOpenAI
 
+from tests.support.envelopes import envelope
 from tests.support.files import files_client, files_sdk, running, settings
 
 NOTES = {
@@ -169,12 +170,12 @@ async def test_reattaching_is_idempotent(asgi_files: AsyncOpenAI) -> None:
 async def test_errors_are_openai_envelopes(files: AsyncOpenAI) -> None:
     with pytest.raises(openai.NotFoundError) as error:
         await files.vector_stores.retrieve("vs_missing")
-    assert error.value.body == {
-        "message": "No such vector store: 'vs_missing'.",
-        "type": "invalid_request_error",
-        "param": "vector_store_id",
-        "code": "not_found",
-    }
+    assert error.value.body == envelope(
+        "No such vector store: 'vs_missing'.",
+        "invalid_request_error",
+        "vector_store_id",
+        "not_found",
+    )
     with pytest.raises(openai.NotFoundError):
         await files.vector_stores.search("vs_missing", query="x")
     with pytest.raises(openai.NotFoundError):

@@ -16,6 +16,7 @@ import pytest
 from files_service.app import create_app
 from openai import AsyncOpenAI
 
+from tests.support.envelopes import server_error
 from tests.support.files import (
     files_sdk,
     scratch_database,
@@ -114,12 +115,9 @@ async def test_embeddings_outage_is_reported_not_hidden(vector_db: str, tmp_stor
         with pytest.raises(openai.APIStatusError) as error:
             await sdk.vector_stores.search(store.id, query="text")
         assert error.value.status_code == 502
-        assert error.value.body == {
-            "message": "The embeddings endpoint failed; try again later.",
-            "type": "server_error",
-            "param": None,
-            "code": "upstream_error",
-        }
+        assert error.value.body == server_error(
+            "The embeddings endpoint failed; try again later.", "upstream_error"
+        )
 
 
 async def test_files_indexed_before_embeddings_stay_findable(

@@ -1,13 +1,40 @@
-"""What every error a fuzzed service answers must be: the OpenAI error envelope."""
+"""The OpenAI error envelope every service answers with, as tests check it."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Collection
+from typing import TYPE_CHECKING, Any
 
 import httpx
-from schemathesis import Case
+import openai
+
+if TYPE_CHECKING:
+    from schemathesis import Case
 
 ENVELOPE_KEYS = {"message", "type", "param", "code"}
+
+
+def envelope(message: str, type: str, param: str | None, code: str | None) -> dict[str, Any]:
+    """An error's body as the SDK exposes it (``APIStatusError.body``)."""
+    return {"message": message, "type": type, "param": param, "code": code}
+
+
+def server_error(message: str, code: str) -> dict[str, Any]:
+    """A 5xx error's body: ``server_error`` type, no param."""
+    return envelope(message, "server_error", None, code)
+
+
+def assert_rejected_field(
+    error: openai.BadRequestError, param: str, field: str, unsupported: Collection[str]
+) -> None:
+    """A 400 naming ``param``; ``unsupported_parameter`` when its top-level ``field`` is an OpenAI
+    field the protocol does not serve, ``unknown_parameter`` for a field OpenAI has not either."""
+    assert error.param == param
+    assert error.body["type"] == "invalid_request_error"  # type: ignore[index]
+    if field in unsupported:
+        assert error.code == "unsupported_parameter"
+    elif param == "surprise":
+        assert error.code == "unknown_parameter"
 
 
 def assert_client_error(response: httpx.Response) -> dict[str, Any]:
