@@ -12,11 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import schemathesis
 from schemathesis import Case
 
-from tests.support.envelopes import check_envelope
-from tests.support.fuzz import EXCLUDED_CHECKS, schemathesis_config
+from tests.support.fuzz import assert_total, openapi_schema
 from tests.support.servers import Server
 
 
@@ -31,9 +29,7 @@ def _document() -> dict[str, Any]:
 
 
 DOCUMENT = _document()
-schema = schemathesis.openapi.from_dict(
-    DOCUMENT, config=schemathesis.Config.from_dict(schemathesis_config())
-)
+schema = openapi_schema(DOCUMENT)
 
 
 def test_served_document_is_the_fuzzed_one(fuzzed_lgos: Server) -> None:
@@ -42,7 +38,4 @@ def test_served_document_is_the_fuzzed_one(fuzzed_lgos: Server) -> None:
 
 @schema.parametrize()
 def test_lgos_routes_are_total(case: Case, fuzzed_lgos: Server) -> None:
-    response = case.call_and_validate(
-        base_url=fuzzed_lgos.url, timeout=30, excluded_checks=EXCLUDED_CHECKS
-    )
-    check_envelope(case, response.status_code, response.json() if response.content else None)
+    assert_total(case, fuzzed_lgos.url)
