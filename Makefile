@@ -145,7 +145,7 @@ test-e2e: $(SYNCED) $(SERVERS) chromium
 # The fuzz tier alone. `make test` runs its bounded `ci` profile; FUZZ_PROFILE=deep runs many more
 # examples, FUZZ_SEED replays or varies a run (both read by tests/support/fuzz.py).
 FUZZ_PROFILE ?= ci
-test-fuzz: $(SYNCED) $(SERVERS)  ## schemathesis and Hypothesis properties; FUZZ_PROFILE=deep
+test-fuzz: $(SYNCED) $(SEARXNG) $(POSTGRES) $(REDIS)  ## schemathesis and Hypothesis properties; FUZZ_PROFILE=deep
 	LGOS_FUZZ_PROFILE=$(FUZZ_PROFILE) $(if $(FUZZ_SEED),LGOS_FUZZ_SEED=$(FUZZ_SEED)) \
 		$(RUN) pytest tests/fuzz
 
