@@ -24,6 +24,7 @@ from tests.support.advanced import (
     store_file_ids,
 )
 from tests.support.clients import sdk_client
+from tests.support.faults import two_clients
 from tests.support.files import API_KEY as FILES_KEY
 from tests.support.files import FilesProcess, files_client
 from tests.support.servers import Server, free_port, serve
@@ -67,9 +68,8 @@ def two_servers(
 
 @pytest.fixture
 async def clients(two_servers: tuple[Server, Server]) -> AsyncIterator[tuple[AsyncOpenAI, ...]]:
-    a, b = two_servers
-    async with sdk_client(f"{a.url}/v1") as ca, sdk_client(f"{b.url}/v1") as cb:
-        yield ca, cb
+    async with two_clients(list(two_servers)) as pair:
+        yield pair
 
 
 async def test_a_paused_review_resumes_on_the_other_process(

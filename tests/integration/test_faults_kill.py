@@ -37,6 +37,7 @@ from tests.support.background import TERMINAL, slow, wait_for
 from tests.support.clients import sdk_client, sdk_fixture, sync_sdk_client
 from tests.support.files import API_KEY, files_client, scratch_database
 from tests.support.graphs import SCRIPTED_TEXT
+from tests.support.interrupts import resume_of
 from tests.support.queue_engine import STALE_AFTER, engine_env
 from tests.support.servers import Server, free_port, serve, serve_lgos
 from tests.support.shared_state import REDIS_URL, shared_env
@@ -89,20 +90,6 @@ def kill(server: Server) -> float:
 def effects(markers: Path, key: str) -> int:
     path = markers / f"effect-{key}"
     return len(path.read_text().splitlines()) if path.exists() else 0
-
-
-def answer(call: Any, output: str) -> dict[str, Any]:
-    return {"type": "function_call_output", "call_id": call.call_id, "output": output}
-
-
-def resume_request(paused: Any, output: str, seconds: float) -> dict[str, Any]:
-    """Answer the paused ``counted-after-resume`` run; it then works ``seconds``."""
-    return {
-        "model": "counted-after-resume",
-        "previous_response_id": paused.id,
-        "input": [answer(paused.output[0], output)],
-        "metadata": slow(seconds),
-    }
 
 
 async def checkpoint_threads(postgres_uri: str) -> int:
@@ -161,7 +148,9 @@ async def test_lgos_killed_mid_stream(stack: Stack, survivor: AsyncOpenAI, marke
     # The killed first run left no checkpoint behind; the run paused before the kill resumes
     # on the survivor, and its side effect happens once.
     assert await checkpoint_threads(stack.postgres_uri) == threads
-    resumed = await survivor.responses.create(**resume_request(paused, f"stream-{key}", 0))
+    resumed = await survivor.responses.create(
+        **resume_of(paused, f"stream-{key}", metadata=slow(0))
+    )
     assert resumed.output_text == f"done after stream-{key}"
     assert effects(markers, f"stream-{key}") == 1
     print(
@@ -175,7 +164,7 @@ async def test_lgos_killed_mid_resume(stack: Stack, survivor: AsyncOpenAI, marke
     with serve_lgos("serve", TARGET, env=stack.env, log=stack.logs / "victim-resume.log") as v:
         async with sdk_client(f"{v.url}/v1") as victim:
             paused = await victim.responses.create(model="counted-after-resume", input="pause")
-            resume = resume_request(paused, key, 30)
+            resume = resume_of(paused, key, metadata=slow(30))
             pending = asyncio.ensure_future(victim.responses.create(**resume, stream=True))
             await wait_for(markers / f"resumed-{key}", timeout=20)  # mid-resume: holding the lease
             killed_at = kill(v)
@@ -299,7 +288,7 @@ async def test_worker_killed_mid_background_resume(
 ) -> None:
     key = f"bg-resume-{uuid.uuid4().hex[:8]}"
     paused = await survivor.responses.create(model="counted-after-resume", input="pause")
-    resume = resume_request(paused, key, 30)
+    resume = resume_of(paused, key, metadata=slow(30))
     async with aioredis.from_url(REDIS_URL) as redis:
         # A dead worker's name in the queue group, with nothing pending: the live worker's
         # sweep removes it once idle for worker_consumer_idle.

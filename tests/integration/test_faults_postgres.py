@@ -31,6 +31,7 @@ from tests.support.faults import (
 from tests.support.files import API_KEY as FILES_KEY
 from tests.support.files import files_client
 from tests.support.graphs import SCRIPTED_TEXT
+from tests.support.interrupts import answer
 from tests.support.private_servers import PrivatePostgres
 from tests.support.servers import Server, free_port, serve
 from tests.support.shared_state import shared_env
@@ -84,10 +85,6 @@ def stack(
 async def clients(stack: Stack) -> AsyncIterator[tuple[AsyncOpenAI, AsyncOpenAI]]:
     async with two_clients(stack.apis) as pair:
         yield pair
-
-
-def answer(call: Any, output: str) -> dict[str, Any]:
-    return {"type": "function_call_output", "call_id": call.call_id, "output": output}
 
 
 async def test_postgres_restart_during_traffic(

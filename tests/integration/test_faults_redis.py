@@ -15,7 +15,6 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import openai
 import pytest
@@ -32,6 +31,7 @@ from tests.support.faults import (
     two_apis_and_a_worker,
     two_clients,
 )
+from tests.support.interrupts import resume_of
 from tests.support.private_servers import PrivateRedis
 from tests.support.servers import Server
 from tests.support.shared_state import shared_env
@@ -82,16 +82,6 @@ def stack(
 async def clients(stack: Stack) -> AsyncIterator[tuple[AsyncOpenAI, AsyncOpenAI]]:
     async with two_clients(stack.apis) as pair:
         yield pair
-
-
-def resume_of(paused: Any, output: str, **extra: Any) -> dict[str, Any]:
-    call = paused.output[0]
-    return {
-        "model": paused.model,
-        "previous_response_id": paused.id,
-        "input": [{"type": "function_call_output", "call_id": call.call_id, "output": output}],
-        **extra,
-    }
 
 
 def runs(markers: Path, key: str) -> int:
