@@ -23,8 +23,7 @@ from tests.support.advanced import (
     review_payload,
     store_file_ids,
 )
-from tests.support.clients import sdk_client
-from tests.support.faults import two_clients
+from tests.support.clients import sdk_client, sdk_pair_fixture
 from tests.support.files import API_KEY as FILES_KEY
 from tests.support.files import FilesProcess, files_client
 from tests.support.servers import Server, free_port, serve
@@ -66,10 +65,7 @@ def two_servers(
         yield a, b
 
 
-@pytest.fixture
-async def clients(two_servers: tuple[Server, Server]) -> AsyncIterator[tuple[AsyncOpenAI, ...]]:
-    async with two_clients(list(two_servers)) as pair:
-        yield pair
+clients = sdk_pair_fixture("two_servers")
 
 
 async def test_a_paused_review_resumes_on_the_other_process(

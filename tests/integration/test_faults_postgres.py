@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,12 +21,12 @@ import pytest
 from openai import AsyncOpenAI
 
 from tests.support.background import poll, slow
+from tests.support.clients import sdk_pair_fixture
 from tests.support.faults import (
     assert_unavailable,
     distributed_env,
     timed,
     two_apis_and_a_worker,
-    two_clients,
 )
 from tests.support.files import API_KEY as FILES_KEY
 from tests.support.files import files_client
@@ -81,10 +81,7 @@ def stack(
         yield Stack(private_pg, uri, apis, logs)
 
 
-@pytest.fixture
-async def clients(stack: Stack) -> AsyncIterator[tuple[AsyncOpenAI, AsyncOpenAI]]:
-    async with two_clients(stack.apis) as pair:
-        yield pair
+clients = sdk_pair_fixture("stack", lambda stack: stack.apis)
 
 
 async def test_postgres_restart_during_traffic(

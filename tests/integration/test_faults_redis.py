@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,13 +23,13 @@ from lgos.interrupts.redis_coordinator import RedisCoordinator
 from openai import AsyncOpenAI
 
 from tests.support.background import poll, slow
+from tests.support.clients import sdk_pair_fixture
 from tests.support.fault_proxy import FaultProxy
 from tests.support.faults import (
     assert_unavailable,
     distributed_env,
     timed,
     two_apis_and_a_worker,
-    two_clients,
 )
 from tests.support.interrupts import resume_of
 from tests.support.private_servers import PrivateRedis
@@ -78,10 +78,7 @@ def stack(
             yield Stack(private_redis, proxy, apis)
 
 
-@pytest.fixture
-async def clients(stack: Stack) -> AsyncIterator[tuple[AsyncOpenAI, AsyncOpenAI]]:
-    async with two_clients(stack.apis) as pair:
-        yield pair
+clients = sdk_pair_fixture("stack", lambda stack: stack.apis)
 
 
 def runs(markers: Path, key: str) -> int:

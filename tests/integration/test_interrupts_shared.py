@@ -10,7 +10,7 @@ import asyncio
 import os
 import signal
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from contextlib import AsyncExitStack
 from datetime import timedelta
 from pathlib import Path
@@ -25,8 +25,7 @@ from lgos.interrupts.redis_coordinator import RedisCoordinator
 from lgos.interrupts.sweep import delete_expired_interrupt_runs
 from openai import AsyncOpenAI
 
-from tests.support.clients import sdk_client
-from tests.support.faults import two_clients
+from tests.support.clients import sdk_client, sdk_pair_fixture
 from tests.support.interrupts import answer, resume_of
 from tests.support.lgos_processes import api_process
 from tests.support.servers import Server
@@ -45,10 +44,7 @@ def two_servers(
         yield a, b
 
 
-@pytest.fixture
-async def clients(two_servers: tuple[Server, Server]) -> AsyncIterator[tuple[AsyncOpenAI, ...]]:
-    async with two_clients(list(two_servers)) as pair:
-        yield pair
+clients = sdk_pair_fixture("two_servers")
 
 
 async def test_pause_on_one_process_resume_on_the_other(

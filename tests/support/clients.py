@@ -41,6 +41,19 @@ def sdk_fixture(
     return connected
 
 
+def sdk_pair_fixture(servers: str, pick: Callable[[Any], Any] = lambda found: found) -> Any:
+    """Like ``sdk_fixture`` for two processes: ``pick(<the fixture named servers>)`` is a pair,
+    the fixture a tuple of two SDKs, one against each."""
+
+    @pytest.fixture
+    async def connected(request: pytest.FixtureRequest) -> AsyncIterator[tuple[AsyncOpenAI, ...]]:
+        a, b = pick(request.getfixturevalue(servers))
+        async with sdk_client(f"{a.url}/v1") as first, sdk_client(f"{b.url}/v1") as second:
+            yield first, second
+
+    return connected
+
+
 def sync_sdk_client(base_url: str, *, api_key: str = "not-checked") -> OpenAI:
     """The blocking SDK, for a test thread that feeds an upload body at its own pace."""
     return OpenAI(
