@@ -12,6 +12,7 @@ from openai import AsyncOpenAI
 
 from tests.support.envelopes import assert_rejected_field
 from tests.support.graphs import SCRIPTED_TEXT, SECRET
+from tests.support.metadata import lgos_settings
 
 
 def user(text: str) -> list[Any]:
@@ -86,7 +87,7 @@ async def test_settings_and_file_parts(client: AsyncOpenAI) -> None:
                 ],
             }
         ],
-        metadata={"lgos_settings": json.dumps({"audience": "beginner"})},
+        metadata=lgos_settings(audience="beginner"),
     )
     content = completion.choices[0].message.content or ""
     assert "beginner audience" in content
@@ -208,21 +209,21 @@ async def test_refusal_and_incomplete(client: AsyncOpenAI) -> None:
     refusal = await client.chat.completions.create(
         model="response-outcomes",
         messages=user("x"),
-        metadata={"lgos_settings": json.dumps({"outcome": "refusal"})},
+        metadata=lgos_settings(outcome="refusal"),
     )
     assert refusal.choices[0].message.refusal == "I can't help with that request."
     assert refusal.choices[0].message.content is None
     incomplete = await client.chat.completions.create(
         model="response-outcomes",
         messages=user("x"),
-        metadata={"lgos_settings": json.dumps({"outcome": "incomplete"})},
+        metadata=lgos_settings(outcome="incomplete"),
     )
     assert incomplete.choices[0].finish_reason == "length"
     stream = await client.chat.completions.create(
         model="response-outcomes",
         messages=user("x"),
         stream=True,
-        metadata={"lgos_settings": json.dumps({"outcome": "refusal"})},
+        metadata=lgos_settings(outcome="refusal"),
     )
     chunks = [chunk async for chunk in stream]
     assert "".join(c.choices[0].delta.refusal or "" for c in chunks if c.choices) == (

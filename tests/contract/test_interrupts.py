@@ -19,8 +19,10 @@ from lgos.interrupts.sweep import delete_expired_interrupt_runs
 from lgos.scope import SHARED_SCOPE
 from openai import AsyncOpenAI
 
+from tests.support.background import slow
 from tests.support.clients import embedded_lgos, sdk_client, tenant_header
 from tests.support.interrupts import answer, resume_of
+from tests.support.metadata import lgos_settings
 
 MODEL = "interruptible-approval"
 
@@ -226,7 +228,7 @@ async def test_second_interrupt_in_one_node_is_rejected(client: AsyncOpenAI) -> 
 
 
 async def test_failure_after_resume_fails_and_cleans_up(client: AsyncOpenAI) -> None:
-    settings = {"lgos_settings": json.dumps({"seconds": 0, "fail": True})}
+    settings = lgos_settings(seconds=0, fail=True)
     paused = await client.responses.create(model="slow-after-resume", input="go")
     resume = resume_of(paused, "yes", metadata=settings)
     events = [e async for e in await client.responses.create(stream=True, **resume)]
@@ -319,7 +321,7 @@ async def test_a_first_run_longer_than_the_lease_pauses(
         body: dict[str, Any] = {
             "model": "slow-before-interrupt",
             "input": "go",
-            "metadata": {"lgos_settings": json.dumps({"seconds": 1.5})},
+            "metadata": slow(1.5),
         }
         response = await client.responses.create(**body, background=background)
         for _ in range(100):
@@ -334,6 +336,6 @@ async def test_a_first_run_longer_than_the_lease_pauses(
             model="slow-before-interrupt",
             previous_response_id=response.id,
             input=[answer(call, "yes")],
-            metadata={"lgos_settings": json.dumps({"seconds": 0})},
+            metadata=slow(0),
         )
         assert resumed.output_text == "approved: yes"

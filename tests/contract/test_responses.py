@@ -12,10 +12,7 @@ from openai import AsyncOpenAI
 
 from tests.support.envelopes import assert_rejected_field, server_error
 from tests.support.graphs import SCRIPTED_TEXT, SECRET
-
-
-def settings(**values: Any) -> dict[str, str]:
-    return {"lgos_settings": json.dumps(values)}
+from tests.support.metadata import lgos_settings
 
 
 async def echo(client: AsyncOpenAI, **kwargs: Any) -> dict[str, Any]:
@@ -51,7 +48,7 @@ async def test_instructions_and_item_input(client: AsyncOpenAI) -> None:
 
 async def test_settings_change_the_answer(client: AsyncOpenAI) -> None:
     response = await client.responses.create(
-        model="simple-graph", input="Explain graphs", metadata=settings(audience="expert")
+        model="simple-graph", input="Explain graphs", metadata=lgos_settings(audience="expert")
     )
     assert "expert audience" in response.output_text
 
@@ -65,13 +62,13 @@ async def test_use_history_setting_controls_what_the_model_sees(client: AsyncOpe
     without = await client.responses.create(model="simple-graph", input=history)
     assert "Earlier messages" not in without.output_text
     with_history = await client.responses.create(
-        model="simple-graph", input=history, metadata=settings(use_history=True)
+        model="simple-graph", input=history, metadata=lgos_settings(use_history=True)
     )
     assert "Earlier messages: 2." in with_history.output_text
 
 
 async def test_settings_merge_shallowly_over_defaults(client: AsyncOpenAI) -> None:
-    report = await echo(client, metadata=settings(nested={"c": 3}))
+    report = await echo(client, metadata=lgos_settings(nested={"c": 3}))
     assert report["settings"] == {"flag": False, "nested": {"c": 3}}
     assert (await echo(client))["settings"] == {"flag": False, "nested": {"a": 1, "b": 2}}
 
@@ -96,7 +93,7 @@ async def test_invalid_settings_are_rejected(client: AsyncOpenAI, raw: str) -> N
 
 async def test_metadata_passes_through_and_conversation_id_is_read(client: AsyncOpenAI) -> None:
     report = await echo(
-        client, metadata={"conversation_id": "conv-42", "app_key": "v", **settings(flag=True)}
+        client, metadata={"conversation_id": "conv-42", "app_key": "v", **lgos_settings(flag=True)}
     )
     assert report["conversation_id"] == "conv-42"
     assert report["metadata"] == {"conversation_id": "conv-42", "app_key": "v"}
@@ -285,7 +282,7 @@ async def test_foreground_ids_are_not_retrievable_or_cancellable(client: AsyncOp
 
 async def test_refusal_is_a_refusal_part(client: AsyncOpenAI) -> None:
     response = await client.responses.create(
-        model="response-outcomes", input="x", metadata=settings(outcome="refusal")
+        model="response-outcomes", input="x", metadata=lgos_settings(outcome="refusal")
     )
     assert response.status == "completed"
     [part] = response.output[0].content
@@ -297,7 +294,7 @@ async def test_incomplete_answer_keeps_reason_and_usage(client: AsyncOpenAI) -> 
     response = await client.responses.create(
         model="response-outcomes",
         input="please stop early",
-        metadata=settings(outcome="incomplete"),
+        metadata=lgos_settings(outcome="incomplete"),
     )
     assert response.status == "incomplete"
     assert response.incomplete_details is not None

@@ -9,6 +9,7 @@ import pytest
 from openai import AsyncOpenAI
 
 from tests.support.graphs import PRIVATE_TEXT, SCRIPTED_TEXT, SECRET
+from tests.support.metadata import lgos_settings
 
 
 async def collect(client: AsyncOpenAI, **kwargs: Any) -> list[Any]:
@@ -157,7 +158,7 @@ async def test_refusal_stream(client: AsyncOpenAI) -> None:
         client,
         model="response-outcomes",
         input="q",
-        metadata={"lgos_settings": json.dumps({"outcome": "refusal"})},
+        metadata=lgos_settings(outcome="refusal"),
     )
     kinds = types(events)
     assert "response.refusal.delta" in kinds and "response.refusal.done" in kinds
@@ -174,7 +175,7 @@ async def test_incomplete_stream_ends_with_response_incomplete(client: AsyncOpen
         client,
         model="response-outcomes",
         input="q",
-        metadata={"lgos_settings": json.dumps({"outcome": "incomplete"})},
+        metadata=lgos_settings(outcome="incomplete"),
     )
     final = events[-1]
     assert final.type == "response.incomplete"

@@ -9,7 +9,6 @@ keys), then greps every response body and header and every log file for each sec
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ import pytest
 import redis
 
 from tests.support.gateways import run_litellm_sync, serve_litellm
+from tests.support.metadata import lgos_settings
 from tests.support.servers import Server, free_port, serve, serve_lgos
 from tests.support.shared_state import REDIS_URL
 
@@ -96,7 +96,7 @@ def stack(
 
 def responses_traffic(prefix: str) -> list[dict[str, object]]:
     """Responses bodies that answer, fail validation or fail inside the graph (both ways)."""
-    failure = {"lgos_settings": json.dumps({"outcome": "failure"})}
+    failure = lgos_settings(outcome="failure")
     return [
         {"model": f"{prefix}simple-graph", "input": "hello"},
         {"model": f"{prefix}simple-graph", "input": "hello", "stream": True},

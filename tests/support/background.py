@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from pathlib import Path
 from typing import Any
 
 from openai import AsyncOpenAI
 
+from tests.support.metadata import lgos_settings
+
 TERMINAL = {"completed", "incomplete", "failed", "cancelled"}
 
 
 def slow(seconds: float) -> dict[str, str]:
     """Metadata that makes the test registry's slow graphs work ``seconds`` before answering."""
-    return {"lgos_settings": json.dumps({"seconds": seconds})}
+    return lgos_settings(seconds=seconds)
 
 
 async def poll(client: AsyncOpenAI, response_id: str, timeout: float = 20.0) -> Any:
