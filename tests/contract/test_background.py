@@ -14,7 +14,7 @@ import openai
 import pytest
 from openai import AsyncOpenAI
 
-from tests.support.background import TERMINAL, poll, slow
+from tests.support.background import TERMINAL, poll, slow, slow_background
 from tests.support.clients import embedded_lgos, tenant_header
 from tests.support.engines import ALL_ENGINES, engine_client
 from tests.support.graphs import SCRIPTED_TEXT, SECRET
@@ -30,9 +30,7 @@ async def client(request: pytest.FixtureRequest) -> AsyncIterator[AsyncOpenAI]:
 
 
 async def test_create_poll_completed(client: AsyncOpenAI) -> None:
-    queued = await client.responses.create(
-        model="slow-background", input="report please", background=True, metadata=slow(0.3)
-    )
+    queued = await client.responses.create(**slow_background("report please", 0.3))
     assert queued.status == "queued"
     assert queued.background is True
     seen = await client.responses.retrieve(queued.id)
@@ -50,9 +48,7 @@ async def test_create_poll_completed(client: AsyncOpenAI) -> None:
 
 async def test_cancel_in_progress_stays_cancelled(client: AsyncOpenAI, markers: Any) -> None:
     key = f"bg-cancel-{uuid.uuid4().hex[:8]}"
-    queued = await client.responses.create(
-        model="slow-background", input=key, background=True, metadata=slow(3.0)
-    )
+    queued = await client.responses.create(**slow_background(key, 3.0))
     for _ in range(50):
         if (markers / f"started-{key}").exists():
             break
@@ -67,17 +63,13 @@ async def test_cancel_in_progress_stays_cancelled(client: AsyncOpenAI, markers: 
 
 
 async def test_cancel_right_after_create(client: AsyncOpenAI) -> None:
-    queued = await client.responses.create(
-        model="slow-background", input="cancel at once", background=True, metadata=slow(2.0)
-    )
+    queued = await client.responses.create(**slow_background("cancel at once", 2.0))
     cancelled = await client.responses.cancel(queued.id)
     assert cancelled.status == "cancelled"
 
 
 async def test_cancelling_a_finished_response_returns_it_unchanged(client: AsyncOpenAI) -> None:
-    queued = await client.responses.create(
-        model="slow-background", input="finish", background=True, metadata=slow(0)
-    )
+    queued = await client.responses.create(**slow_background("finish", 0))
     done = await poll(client, queued.id)
     assert (await client.responses.cancel(queued.id)).model_dump() == done.model_dump()
 
@@ -159,12 +151,7 @@ async def test_background_rejections(
 
 async def test_idempotent_create_races_to_one_run(client: AsyncOpenAI) -> None:
     key = {"Idempotency-Key": f"key-{uuid.uuid4().hex}"}
-    body: dict[str, Any] = {
-        "model": "slow-background",
-        "input": "once",
-        "background": True,
-        "metadata": slow(0.2),
-    }
+    body = slow_background("once", 0.2)
     responses = await asyncio.gather(
         *(client.responses.create(**body, extra_headers=key) for _ in range(5))
     )
@@ -232,12 +219,7 @@ async def test_in_progress_snapshots_show_the_partial_answer(client: AsyncOpenAI
 async def test_other_scopes_see_nothing(tmp_path: Any, in_process_graphs: None) -> None:
     a, b = {"x-test-tenant": "a"}, {"x-test-tenant": "b"}
     async with embedded_lgos(tmp_path, scope_resolver=tenant_header) as client:
-        body: dict[str, Any] = {
-            "model": "slow-background",
-            "input": "mine",
-            "background": True,
-            "metadata": slow(0.1),
-        }
+        body = slow_background("mine", 0.1)
         key = {"Idempotency-Key": "shared-key"}
         mine = await client.responses.create(**body, extra_headers={**a, **key})
         with pytest.raises(openai.NotFoundError) as hidden:
@@ -262,12 +244,7 @@ async def test_the_embedded_engine_forgets_ended_responses_after_retention(
 
     monkeypatch.setattr(inprocess, "PRUNE_INTERVAL", 0.0)
     async with embedded_lgos(tmp_path, background_retention=0.5) as client:
-        body: dict[str, Any] = {
-            "model": "slow-background",
-            "input": "old",
-            "background": True,
-            "metadata": slow(0),
-        }
+        body = slow_background("old", 0)
         old = await client.responses.create(**body)
         assert (await poll(client, old.id)).status == "completed"
         running = await client.responses.create(**{**body, "metadata": slow(2.0)})

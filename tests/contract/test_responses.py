@@ -165,18 +165,9 @@ async def test_replayed_refusal_and_sdk_null_fields(client: AsyncOpenAI) -> None
 
 
 async def test_file_ids_normalize_to_langchain_file_blocks(client: AsyncOpenAI) -> None:
-    report = await echo(
-        client,
-        input=[
-            {
-                "role": "user",
-                "content": [
-                    {"type": "input_text", "text": "read this"},
-                    {"type": "input_file", "file_id": "file-abc"},
-                ],
-            }
-        ],
-    )
+    text = {"type": "input_text", "text": "read this"}
+    content = [text, {"type": "input_file", "file_id": "file-abc"}]
+    report = await echo(client, input=[{"role": "user", "content": content}])
     assert report["messages"][0]["content"] == [
         {"type": "text", "text": "read this"},
         {"type": "file", "file_id": "file-abc"},

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
 
 import httpx
 import openai
@@ -14,7 +13,7 @@ import pytest
 import redis
 from openai import AsyncOpenAI
 
-from tests.support.background import poll, slow
+from tests.support.background import poll, slow_background
 from tests.support.clients import sdk_client
 from tests.support.servers import Server, serve_lgos
 from tests.support.shared_state import REDIS_URL, shared_env
@@ -108,12 +107,7 @@ async def test_another_keys_background_response_is_not_found(
     tenants: tuple[AsyncOpenAI, AsyncOpenAI],
 ) -> None:
     a, b = tenants
-    queued = await a.responses.create(
-        model="slow-background",
-        input="mine",
-        background=True,
-        metadata=slow(0.2),
-    )
+    queued = await a.responses.create(**slow_background("mine", 0.2))
     messages = []
     for response_id in (queued.id, "resp_" + "0" * 32):
         with pytest.raises(openai.NotFoundError) as retrieved:
@@ -130,12 +124,7 @@ async def test_idempotency_keys_belong_to_their_api_key(
 ) -> None:
     a, b = tenants
     header = {"Idempotency-Key": f"shared-{uuid.uuid4().hex}"}
-    body: dict[str, Any] = {
-        "model": "slow-background",
-        "input": "once",
-        "background": True,
-        "metadata": slow(0.1),
-    }
+    body = slow_background("once", 0.1)
     mine = await a.responses.create(**body, extra_headers=header)
     # The same key and body from B: B's own Response, not A's (and no 422 revealing A's use).
     theirs = await b.responses.create(**{**body, "input": "other"}, extra_headers=header)

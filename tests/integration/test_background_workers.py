@@ -26,7 +26,7 @@ from lgos.background.worker import SHUTDOWN_MESSAGE
 from openai import AsyncOpenAI
 from psycopg.rows import dict_row
 
-from tests.support.background import poll, slow, wait_for
+from tests.support.background import poll, slow_background, wait_for
 from tests.support.clients import sdk_client, sdk_fixture
 from tests.support.lgos_processes import api_process, worker_process
 from tests.support.private_servers import PrivateRedis
@@ -74,12 +74,7 @@ def worker_pid(name: str) -> int:
 
 async def test_two_workers_share_the_queue(client: AsyncOpenAI, queue_engine: Engine) -> None:
     created = await asyncio.gather(
-        *(
-            client.responses.create(
-                model="slow-background", input=f"share {i}", background=True, metadata=slow(0.6)
-            )
-            for i in range(6)
-        )
+        *(client.responses.create(**slow_background(f"share {i}", 0.6)) for i in range(6))
     )
     done = await asyncio.gather(*(poll(client, r.id) for r in created))
     assert {r.status for r in done} == {"completed"}
@@ -93,9 +88,7 @@ async def test_two_workers_share_the_queue(client: AsyncOpenAI, queue_engine: En
 async def test_any_api_process_serves_any_response(
     client: AsyncOpenAI, other_client: AsyncOpenAI
 ) -> None:
-    queued = await client.responses.create(
-        model="slow-background", input="from a", background=True, metadata=slow(0.2)
-    )
+    queued = await client.responses.create(**slow_background("from a", 0.2))
     done = await poll(other_client, queued.id)
     assert done.status == "completed"
     assert (await client.responses.retrieve(queued.id)).model_dump() == done.model_dump()
@@ -106,12 +99,7 @@ async def test_idempotent_create_raced_across_two_api_processes(
 ) -> None:
     marker = f"race-{uuid.uuid4().hex}"
     key = {"Idempotency-Key": marker}
-    body: dict[str, Any] = {
-        "model": "slow-background",
-        "input": marker,
-        "background": True,
-        "metadata": slow(0.2),
-    }
+    body = slow_background(marker, 0.2)
     sdks = [client, other_client] * 5
     created = await asyncio.gather(*(c.responses.create(**body, extra_headers=key) for c in sdks))
     assert len({r.id for r in created}) == 1
@@ -128,9 +116,7 @@ async def test_cancel_a_queued_response_it_never_runs(
     isolated_client: AsyncOpenAI, isolated: Engine
 ) -> None:
     # No worker listens on this queue: the Response stays queued until cancelled.
-    queued = await isolated_client.responses.create(
-        model="slow-background", input="never", background=True, metadata=slow(0)
-    )
+    queued = await isolated_client.responses.create(**slow_background("never", 0))
     assert (await isolated_client.responses.retrieve(queued.id)).status == "queued"
     cancelled = await isolated_client.responses.cancel(queued.id)
     assert cancelled.status == "cancelled"
@@ -147,9 +133,7 @@ async def test_worker_killed_mid_run_fails_within_the_bound(
 ) -> None:
     key = f"killed-{uuid.uuid4().hex[:8]}"
     with worker_process(isolated.env, isolated.logs / "doomed-worker.log") as doomed:
-        queued = await isolated_client.responses.create(
-            model="slow-background", input=key, background=True, metadata=slow(60)
-        )
+        queued = await isolated_client.responses.create(**slow_background(key, 60))
         await wait_for(markers / f"started-{key}")
         doomed.process.kill()
         doomed.process.wait()
@@ -170,20 +154,14 @@ async def test_graceful_shutdown_finishes_short_jobs_and_fails_long_ones(
 ) -> None:
     short_key, long_key = f"short-{uuid.uuid4().hex[:8]}", f"long-{uuid.uuid4().hex[:8]}"
     with worker_process(isolated.env, isolated.logs / "stopping-worker.log") as stopping:
-        short = await isolated_client.responses.create(
-            model="slow-background", input=short_key, background=True, metadata=slow(0.8)
-        )
-        long = await isolated_client.responses.create(
-            model="slow-background", input=long_key, background=True, metadata=slow(60)
-        )
+        short = await isolated_client.responses.create(**slow_background(short_key, 0.8))
+        long = await isolated_client.responses.create(**slow_background(long_key, 60))
         await wait_for(markers / f"started-{short_key}")
         await wait_for(markers / f"started-{long_key}")
         stopping.process.send_signal(signal.SIGTERM)
         await asyncio.sleep(0.3)
         # Stopped taking jobs: this one waits for the next worker.
-        later = await isolated_client.responses.create(
-            model="slow-background", input="after shutdown", background=True, metadata=slow(0)
-        )
+        later = await isolated_client.responses.create(**slow_background("after shutdown", 0))
         assert await asyncio.to_thread(stopping.process.wait, GRACE + 8) == 0
     assert (await isolated_client.responses.retrieve(short.id)).status == "completed"
     cut = await isolated_client.responses.retrieve(long.id)
@@ -199,9 +177,7 @@ async def test_graceful_shutdown_finishes_short_jobs_and_fails_long_ones(
 async def test_a_lost_dispatch_message_is_sent_again(
     isolated_client: AsyncOpenAI, isolated: Engine
 ) -> None:
-    queued = await isolated_client.responses.create(
-        model="slow-background", input="lost message", background=True, metadata=slow(0)
-    )
+    queued = await isolated_client.responses.create(**slow_background("lost message", 0))
     async with aioredis.from_url(REDIS_URL) as redis:
         await redis.delete(isolated.queue)  # as if Redis lost the stream
     with worker_process(isolated.env, isolated.logs / "requeue-worker.log"):
@@ -213,9 +189,7 @@ async def test_cancel_signal_stops_the_run_in_the_worker_process(
     client: AsyncOpenAI, markers: Path
 ) -> None:
     key = f"signal-{uuid.uuid4().hex[:8]}"
-    queued = await client.responses.create(
-        model="slow-background", input=key, background=True, metadata=slow(60)
-    )
+    queued = await client.responses.create(**slow_background(key, 60))
     await wait_for(markers / f"started-{key}")
     await client.responses.cancel(queued.id)
     await wait_for(markers / f"cancelled-{key}")  # the graph run in the worker process stopped
@@ -242,9 +216,7 @@ async def test_a_redis_outage_pauses_dispatch_and_running_jobs_finish(
             worker_process(env, isolated.logs / "worker-outage.log") as worker,
         ):
             async with sdk_client(f"{api.url}/v1") as sdk:
-                running = await sdk.responses.create(
-                    model="slow-background", input=key, background=True, metadata=slow(4.0)
-                )
+                running = await sdk.responses.create(**slow_background(key, 4.0))
                 await wait_for(markers / f"started-{key}")
                 redis_server.stop()
                 await asyncio.sleep(2.0)  # longer than redis-py's own reconnect attempts
@@ -252,9 +224,7 @@ async def test_a_redis_outage_pauses_dispatch_and_running_jobs_finish(
                 done = await poll(sdk, running.id, timeout=20)
                 assert done.status == "completed", done.error
                 assert worker.process.poll() is None  # the worker lived through it
-                after = await sdk.responses.create(
-                    model="slow-background", input="after", background=True, metadata=slow(0)
-                )
+                after = await sdk.responses.create(**slow_background("after", 0))
                 assert (await poll(sdk, after.id, timeout=20)).status == "completed"
     finally:
         redis_server.stop()

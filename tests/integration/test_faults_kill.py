@@ -33,7 +33,7 @@ from lgos.background.queue import CONSUMER_GROUP, prune_consumers
 from lgos.background.records import WORKER_LOST_MESSAGE
 from openai import AsyncOpenAI
 
-from tests.support.background import TERMINAL, slow, wait_for
+from tests.support.background import TERMINAL, slow, slow_background, wait_for
 from tests.support.clients import sdk_client, sdk_fixture, sync_sdk_client
 from tests.support.files import API_KEY, files_client, scratch_database
 from tests.support.graphs import SCRIPTED_TEXT
@@ -225,9 +225,7 @@ async def test_worker_killed_mid_run(stack: Stack, survivor: AsyncOpenAI, marker
     with serve_lgos("worker", TARGET, env=one_at_a_time, log=stack.logs / "doomed.log") as doomed:
         running = await survivor.responses.create(**long_job)
         await wait_for(markers / f"started-{key}", timeout=20)
-        waiting = await survivor.responses.create(
-            model="slow-background", input=queued_key, background=True, metadata=slow(0)
-        )
+        waiting = await survivor.responses.create(**slow_background(queued_key, 0))
         seen = [(await survivor.responses.retrieve(running.id)).status]
         assert seen == ["in_progress"]
         assert (await survivor.responses.retrieve(waiting.id)).status == "queued"  # one at a time
@@ -250,9 +248,7 @@ async def test_worker_killed_mid_run(stack: Stack, survivor: AsyncOpenAI, marker
         # Response runs once.
         again = await survivor.responses.create(**long_job)
         assert again.id == running.id and again.status == "failed"
-        retry = await survivor.responses.create(
-            model="slow-background", input=key, background=True, metadata=slow(0)
-        )
+        retry = await survivor.responses.create(**slow_background(key, 0))
         assert (await history(survivor, retry.id, [], 20.0)).status == "completed"
     assert (await survivor.responses.retrieve(running.id)).status == "failed"
     assert effects(markers, key) == 1

@@ -20,7 +20,7 @@ import psycopg
 import pytest
 from openai import AsyncOpenAI
 
-from tests.support.background import poll, slow
+from tests.support.background import poll, slow, slow_background
 from tests.support.clients import sdk_pair_fixture
 from tests.support.faults import (
     assert_unavailable,
@@ -147,11 +147,7 @@ async def test_postgres_restart_during_traffic(
                 input=[answer(paused.output[0], "approve")],
             )
         ),
-        timed(
-            a.responses.create(
-                model="slow-background", input="after", background=True, metadata=slow(0)
-            )
-        ),
+        timed(a.responses.create(**slow_background("after", 0))),
     )
     assert not isinstance(notes, Exception), notes
     assert notes.output_text == "before the restart"
@@ -176,9 +172,7 @@ async def test_a_background_job_survives_a_restart_mid_run(
 ) -> None:
     a, b = clients
     key = f"pg-midrun-{uuid.uuid4().hex[:8]}"
-    queued = await a.responses.create(
-        model="slow-background", input=key, background=True, metadata=slow(2.0)
-    )
+    queued = await a.responses.create(**slow_background(key, 2.0))
     deadline = time.monotonic() + 15
     while not (markers / f"started-{key}").exists():
         assert time.monotonic() < deadline

@@ -22,7 +22,7 @@ from lgos.interrupts.coordinator import Lease
 from lgos.interrupts.redis_coordinator import RedisCoordinator
 from openai import AsyncOpenAI
 
-from tests.support.background import poll, slow
+from tests.support.background import poll, slow_background
 from tests.support.clients import sdk_pair_fixture
 from tests.support.fault_proxy import FaultProxy
 from tests.support.faults import (
@@ -118,11 +118,7 @@ async def test_redis_restarted_empty(
     (resumed, t_resume), (started, t_start), (queued, t_submit) = await asyncio.gather(
         timed(b.responses.create(**resume_of(paused, "approve"))),
         timed(a.responses.create(model="slow-after-resume", input="race")),
-        timed(
-            a.responses.create(
-                model="slow-background", input=f"r-{back_at}", background=True, metadata=slow(0)
-            )
-        ),
+        timed(a.responses.create(**slow_background(f"r-{back_at}", 0))),
     )
     assert not isinstance(resumed, Exception), resumed
     assert resumed.output_text.startswith("Decision: approved.")
@@ -159,9 +155,7 @@ async def test_redis_unreachable_for_a_while(
     failed, t_fail = await timed(b.responses.create(**resume_of(paused, "approve")))
     assert_unavailable(failed, t_fail, FAIL_FAST_BOUND)
     # A background create still answers queued (the row is durable); dispatch waits for Redis.
-    queued, t_create = await timed(
-        a.responses.create(model="slow-background", input=key, background=True, metadata=slow(0))
-    )
+    queued, t_create = await timed(a.responses.create(**slow_background(key, 0)))
     assert not isinstance(queued, Exception), queued
     assert queued.status == "queued"
     assert t_create < FAIL_FAST_BOUND, t_create

@@ -19,6 +19,16 @@ def slow(seconds: float) -> dict[str, str]:
     return lgos_settings(seconds=seconds)
 
 
+def slow_background(input: str, seconds: float) -> dict[str, Any]:
+    """A background request to the test registry's ``slow-background`` graph."""
+    return {
+        "model": "slow-background",
+        "input": input,
+        "background": True,
+        "metadata": slow(seconds),
+    }
+
+
 async def poll(client: AsyncOpenAI, response_id: str, timeout: float = 20.0) -> Any:
     """Retrieve the Response until it reaches a terminal status; fail after ``timeout``."""
     deadline = asyncio.get_running_loop().time() + timeout
