@@ -18,6 +18,7 @@ from openai import AsyncOpenAI
 
 from tests.support.envelopes import server_error
 from tests.support.files import (
+    attach,
     files_sdk,
     scratch_database,
     settings,
@@ -30,12 +31,9 @@ async def seed(sdk: AsyncOpenAI) -> tuple[str, dict[str, str]]:
     store = await sdk.vector_stores.create(name="seeded")
     names = {}
     for name, text in CORPUS.items():
-        uploaded = await sdk.files.create(file=(name, text.encode()), purpose="assistants")
-        attached = await sdk.vector_stores.files.create_and_poll(
-            file_id=uploaded.id, vector_store_id=store.id, poll_interval_ms=50
-        )
+        attached = await attach(sdk, store.id, name, text.encode())
         assert attached.status == "completed", attached.last_error
-        names[uploaded.id] = name
+        names[attached.id] = name
     return store.id, names
 
 
@@ -105,10 +103,7 @@ async def test_embeddings_outage_is_reported_not_hidden(vector_db: str, tmp_stor
     )
     async with files_sdk(app) as sdk:
         store = await sdk.vector_stores.create(name="outage")
-        uploaded = await sdk.files.create(file=("a.txt", b"some text"), purpose="assistants")
-        attached = await sdk.vector_stores.files.create_and_poll(
-            file_id=uploaded.id, vector_store_id=store.id, poll_interval_ms=50
-        )
+        attached = await attach(sdk, store.id, "a.txt", b"some text")
         assert attached.status == "failed"
         assert attached.last_error is not None
         assert attached.last_error.message == "The embeddings endpoint failed."
