@@ -119,8 +119,7 @@ async def test_failed_metadata_write_removes_the_stored_bytes(
         "The file database is unavailable; retry shortly.", "service_unavailable"
     )
     assert "secret-detail" not in str(error.value.response.text)
-    assert row_count(files_db) == 0
-    assert stored_objects(files_storage) == []
+    assert (row_count(files_db), stored_objects(files_storage)) == (0, [])  # nothing kept
 
 
 async def test_failed_storage_write_leaves_no_row(
@@ -136,8 +135,7 @@ async def test_failed_storage_write_leaves_no_row(
         sdk = files_client("http://files.test/v1", http)
         with pytest.raises(openai.InternalServerError):
             await sdk.files.create(file=("a.txt", b"abc"), purpose="user_data")
-    assert row_count(files_db) == 0
-    assert stored_objects(files_storage) == []
+    assert (row_count(files_db), stored_objects(files_storage)) == (0, [])  # nothing kept
 
 
 async def test_delete_removes_row_and_bytes(
@@ -147,8 +145,7 @@ async def test_delete_removes_row_and_bytes(
         uploaded = await sdk.files.create(file=("a.txt", b"abc"), purpose="user_data")
         assert row_count(files_db) == 1 and len(stored_objects(files_storage)) == 1
         await sdk.files.delete(uploaded.id)
-    assert row_count(files_db) == 0
-    assert stored_objects(files_storage) == []
+    assert (row_count(files_db), stored_objects(files_storage)) == (0, [])  # nothing kept
 
 
 async def test_bytes_that_cannot_be_removed_are_left_to_the_orphan_sweep(
