@@ -16,7 +16,7 @@ from files_service.search.embeddings import EmbeddingsClient
 from openai import AsyncOpenAI
 
 from tests.support.envelopes import envelope
-from tests.support.files import attach, files_client, files_sdk, running, settings
+from tests.support.files import attach, files_client, files_sdk, indexing_error, running, settings
 
 NOTES = {
     "idempotency.md": "Retries need idempotency keys so a repeated payment is applied once.",
@@ -141,9 +141,8 @@ async def test_many_files_paginate_within_a_store(asgi_files: AsyncOpenAI) -> No
 async def test_binary_files_fail_indexing_clearly(files: AsyncOpenAI) -> None:
     store = await files.vector_stores.create(name="bin")
     attached = await attach(files, store.id, "x.bin", b"\x00\x01\x02" * 100)
-    assert attached.status == "failed"
-    assert attached.last_error is not None
-    assert attached.last_error.code == "unsupported_file"
+    failure = indexing_error(attached)
+    assert failure.code == "unsupported_file"
     counts = (await files.vector_stores.retrieve(store.id)).file_counts
     assert (counts.failed, counts.completed) == (1, 0)
 
@@ -294,7 +293,6 @@ async def test_files_over_the_index_limit_fail_clearly(files_db: str, files_stor
     async with files_sdk(app) as sdk:
         store = await sdk.vector_stores.create(name="limit")
         attached = await attach(sdk, store.id, "a.txt", b"eleven bytes")
-        assert attached.status == "failed"
-        assert attached.last_error is not None
-        assert attached.last_error.code == "unsupported_file"
-        assert "over 10 bytes" in attached.last_error.message
+        failure = indexing_error(attached)
+        assert failure.code == "unsupported_file"
+        assert "over 10 bytes" in failure.message

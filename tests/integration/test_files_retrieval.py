@@ -17,12 +17,7 @@ from files_service.app import create_app
 from openai import AsyncOpenAI
 
 from tests.support.envelopes import server_error
-from tests.support.files import (
-    attach,
-    files_sdk,
-    scratch_database,
-    settings,
-)
+from tests.support.files import attach, files_sdk, indexing_error, scratch_database, settings
 from tests.support.files_corpus import CORPUS, PARAPHRASES, QUERIES
 from tests.support.servers import Server, free_port
 
@@ -104,9 +99,8 @@ async def test_embeddings_outage_is_reported_not_hidden(vector_db: str, tmp_stor
     async with files_sdk(app) as sdk:
         store = await sdk.vector_stores.create(name="outage")
         attached = await attach(sdk, store.id, "a.txt", b"some text")
-        assert attached.status == "failed"
-        assert attached.last_error is not None
-        assert attached.last_error.message == "The embeddings endpoint failed."
+        failure = indexing_error(attached)
+        assert failure.message == "The embeddings endpoint failed."
         with pytest.raises(openai.APIStatusError) as error:
             await sdk.vector_stores.search(store.id, query="text")
         assert error.value.status_code == 502

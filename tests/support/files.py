@@ -21,6 +21,7 @@ import pytest
 from fastapi import FastAPI
 from openai import AsyncOpenAI
 from openai.types.vector_stores import VectorStoreFile
+from openai.types.vector_stores.vector_store_file import LastError
 
 from tests.support.clients import sdk_client
 from tests.support.private_servers import PrivatePostgres
@@ -46,6 +47,13 @@ async def attach(sdk: AsyncOpenAI, store_id: str, name: str, content: bytes) -> 
     return await sdk.vector_stores.files.create_and_poll(
         file_id=uploaded.id, vector_store_id=store_id, poll_interval_ms=50
     )
+
+
+def indexing_error(attached: VectorStoreFile) -> LastError:
+    """The error of a file whose indexing failed (and failing the test if it did not)."""
+    assert attached.status == "failed"
+    assert attached.last_error is not None
+    return attached.last_error
 
 
 @contextmanager
