@@ -20,7 +20,7 @@ import psycopg
 import pytest
 from openai import AsyncOpenAI
 
-from tests.support.background import poll, slow, slow_background
+from tests.support.background import poll, slow, slow_background, wait_for
 from tests.support.clients import sdk_pair_fixture
 from tests.support.faults import (
     assert_unavailable,
@@ -173,10 +173,7 @@ async def test_a_background_job_survives_a_restart_mid_run(
     a, b = clients
     key = f"pg-midrun-{uuid.uuid4().hex[:8]}"
     queued = await a.responses.create(**slow_background(key, 2.0))
-    deadline = time.monotonic() + 15
-    while not (markers / f"started-{key}").exists():
-        assert time.monotonic() < deadline
-        await asyncio.sleep(0.05)
+    await wait_for(markers / f"started-{key}")
     stack.pg.restart()  # heartbeats fail meanwhile; the worker keeps the job
     done = await poll(b, queued.id, timeout=20)
     assert done.status == "completed", done.error
