@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -32,26 +33,31 @@ def sdk_fixture(
     """A per-test fixture: the SDK against ``pick(<the fixture named server>)``, a process with a
     ``url``. In a module, ``client = sdk_fixture("lgos")`` names it ``client``."""
 
-    @pytest.fixture
-    async def connected(request: pytest.FixtureRequest) -> AsyncIterator[AsyncOpenAI]:
-        target = pick(request.getfixturevalue(server))
-        async with sdk_client(f"{target.url}/v1", api_key=api_key) as sdk:
+    async def connected(**found: Any) -> AsyncIterator[AsyncOpenAI]:
+        async with sdk_client(f"{pick(found[server]).url}/v1", api_key=api_key) as sdk:
             yield sdk
 
-    return connected
+    return _fixture_needing(server, connected)
 
 
 def sdk_pair_fixture(servers: str, pick: Callable[[Any], Any] = lambda found: found) -> Any:
     """Like ``sdk_fixture`` for two processes: ``pick(<the fixture named servers>)`` is a pair,
     the fixture a tuple of two SDKs, one against each."""
 
-    @pytest.fixture
-    async def connected(request: pytest.FixtureRequest) -> AsyncIterator[tuple[AsyncOpenAI, ...]]:
-        a, b = pick(request.getfixturevalue(servers))
+    async def connected(**found: Any) -> AsyncIterator[tuple[AsyncOpenAI, ...]]:
+        a, b = pick(found[servers])
         async with sdk_client(f"{a.url}/v1") as first, sdk_client(f"{b.url}/v1") as second:
             yield first, second
 
-    return connected
+    return _fixture_needing(servers, connected)
+
+
+def _fixture_needing(name: str, function: Callable[..., Any]) -> Any:
+    # A signature naming the fixture ``name`` makes pytest set it up first, as for a parameter
+    # written out (asking for it from inside a running async fixture would not work).
+    parameter = inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY)
+    function.__signature__ = inspect.Signature([parameter])  # type: ignore[attr-defined]
+    return pytest.fixture(function)
 
 
 def sync_sdk_client(base_url: str, *, api_key: str = "not-checked") -> OpenAI:
