@@ -24,6 +24,19 @@ def parse_json_body(raw: bytes) -> dict[str, Any]:
     return body
 
 
+def require_model(body: Mapping[str, Any]) -> str:
+    model = body.get("model")
+    if model is None:
+        raise InvalidRequestError(
+            "Missing required parameter: 'model'.",
+            param="model",
+            code="missing_required_parameter",
+        )
+    if not isinstance(model, str):
+        raise InvalidRequestError("Invalid type for 'model': expected a string.", param="model")
+    return model
+
+
 def check_fields(
     body: dict[str, Any], *, allowed: frozenset[str], unsupported: Mapping[str, str]
 ) -> None:

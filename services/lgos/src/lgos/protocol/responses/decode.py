@@ -88,6 +88,11 @@ class DecodedResponsesRequest:
     store: bool
     """Echoed on the Response: as sent, else whether the background engine keeps it."""
 
+    @property
+    def previous_response_id(self) -> str | None:
+        """Echoed on the Response: only a resume names a previous Response."""
+        return self.resume.previous_response_id if self.resume else None
+
 
 def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedResponsesRequest:
     check_fields(body, allowed=ALLOWED_FIELDS, unsupported=UNSUPPORTED_FIELDS)

@@ -297,6 +297,9 @@ class _Encoder:
 ProgressCallback = Callable[[list[dict[str, Any]]], None]
 """Receives the output so far (the open answer with its text so far) after each event."""
 
+TerminalCallback = Callable[[dict[str, Any]], None]
+"""Receives the Response object of the terminal event, just before that event is yielded."""
+
 
 async def encode_stream(
     runner: GraphRunner,
@@ -304,6 +307,7 @@ async def encode_stream(
     shell: ResponseShell,
     progress: ProgressCallback | None = None,
     before_terminal: Callable[[], Awaitable[None]] | None = None,
+    on_terminal: TerminalCallback | None = None,
 ) -> AsyncIterator[bytes]:
     """The Responses event stream of ``plan``; ``before_terminal`` runs (once) just before the
     terminal event is yielded, so what it releases is free when a client reads that event."""
@@ -340,11 +344,10 @@ async def encode_stream(
         encoder.unfinished_searches()
         if encoder.answer_index >= 0:
             failure += encoder.close_answer("incomplete", None)
-        failure.append(
-            encoder.response_event(
-                "response.failed", shell.build("failed", encoder.output, failed=True)
-            )
-        )
+        failed = shell.build("failed", encoder.output, failed=True)
+        failure.append(encoder.response_event("response.failed", failed))
+        if on_terminal is not None:
+            on_terminal(failed)
         if before_terminal is not None:
             await before_terminal()
         yield b"".join(failure)
@@ -359,17 +362,15 @@ async def encode_stream(
     for call in outcome.function_calls:
         frames += encoder.function_call(call)
     kind = "response.incomplete" if outcome.incomplete_reason else "response.completed"
-    frames.append(
-        encoder.response_event(
-            kind,
-            shell.build(
-                "incomplete" if outcome.incomplete_reason else "completed",
-                encoder.output,
-                usage=outcome.usage,
-                incomplete_reason=outcome.incomplete_reason,
-            ),
-        )
+    response = shell.build(
+        "incomplete" if outcome.incomplete_reason else "completed",
+        encoder.output,
+        usage=outcome.usage,
+        incomplete_reason=outcome.incomplete_reason,
     )
+    frames.append(encoder.response_event(kind, response))
+    if on_terminal is not None:
+        on_terminal(response)
     if before_terminal is not None:
         await before_terminal()
     yield b"".join(frames)
