@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal, Protocol
 
 from lgos.errors import INTERNAL_ERROR_MESSAGE
@@ -43,14 +43,7 @@ class BackgroundJob:
     never stored."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "response_id": self.response_id,
-            "scope": self.scope,
-            "model": self.model,
-            "body": self.body,
-            "created_at": self.created_at,
-            "run_id": self.run_id,
-        }
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "decoded"}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> BackgroundJob:

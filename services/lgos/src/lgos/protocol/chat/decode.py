@@ -20,6 +20,7 @@ from lgos.errors import InvalidRequestError
 from lgos.protocol import tools as tool_specs
 from lgos.protocol.metadata import check_metadata, resolve_metadata
 from lgos.protocol.pairing import CallLedger
+from lgos.protocol.schema import ChatRequest
 from lgos.protocol.validation import (
     GENERATION_CONTROL,
     check_fields,
@@ -28,21 +29,8 @@ from lgos.protocol.validation import (
 )
 from lgos.request import GraphRequest
 
-ALLOWED_FIELDS = frozenset(
-    {
-        "model",
-        "messages",
-        "stream",
-        "stream_options",
-        "metadata",
-        "tools",
-        "tool_choice",
-        "parallel_tool_calls",
-        "user",
-        "safety_identifier",
-        "store",
-    }
-)
+ALLOWED_FIELDS = frozenset(ChatRequest.model_fields)
+"""The request fields this API accepts: those its OpenAPI request model declares."""
 _DEPRECATED = "Deprecated function calling is not supported; use tools and tool_choice."
 UNSUPPORTED_FIELDS: dict[str, str] = {
     **dict.fromkeys(

@@ -15,6 +15,7 @@ from lgos.protocol import tools as tool_specs
 from lgos.protocol.metadata import check_metadata, resolve_metadata
 from lgos.protocol.pairing import CallLedger
 from lgos.protocol.responses.tool_items import TOOL_ITEM_DECODERS
+from lgos.protocol.schema import ResponsesRequest
 from lgos.protocol.validation import (
     GENERATION_CONTROL,
     check_fields,
@@ -24,25 +25,8 @@ from lgos.protocol.validation import (
 )
 from lgos.request import GraphRequest
 
-ALLOWED_FIELDS = frozenset(
-    {
-        "model",
-        "input",
-        "instructions",
-        "stream",
-        "metadata",
-        "store",
-        "tools",
-        "tool_choice",
-        "parallel_tool_calls",
-        "previous_response_id",
-        "background",
-        "user",
-        "safety_identifier",
-        "text",
-        "include",
-    }
-)
+ALLOWED_FIELDS = frozenset(ResponsesRequest.model_fields)
+"""The request fields this API accepts: those its OpenAPI request model declares."""
 UNSUPPORTED_FIELDS: dict[str, str] = {
     **dict.fromkeys(
         (
