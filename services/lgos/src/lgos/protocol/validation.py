@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -58,6 +58,20 @@ def check_fields(
             param=key,
             code="unknown_parameter",
         )
+
+
+def type_of(item: Any) -> Any:
+    """An object's ``type`` field; ``None`` for anything that is not an object."""
+    return item.get("type") if isinstance(item, dict) else None
+
+
+def each_object(items: list[Any], name: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(param, item)`` for each element of the array ``name``; each must be an object."""
+    for index, item in enumerate(items):
+        param = f"{name}[{index}]"
+        if not isinstance(item, dict):
+            raise InvalidRequestError(f"Invalid '{param}': expected an object.", param=param)
+        yield param, item
 
 
 def reject_unknown(

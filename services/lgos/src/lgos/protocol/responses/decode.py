@@ -19,9 +19,11 @@ from lgos.protocol.schema import ResponsesRequest
 from lgos.protocol.validation import (
     GENERATION_CONTROL,
     check_fields,
+    each_object,
     optional_field,
     reject_unknown,
     require_string,
+    type_of,
 )
 from lgos.request import GraphRequest
 
@@ -134,14 +136,11 @@ def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedResp
                 code="missing_required_parameter",
             )
 
-    graph_request = GraphRequest(
-        model=model,
-        protocol="responses",
-        messages=messages,
+    graph_request = resolved.graph_request(
+        "responses",
+        model,
+        messages,
         stream=stream,
-        metadata=resolved.passthrough,
-        conversation_id=resolved.conversation_id,
-        settings=resolved.settings,
         tools=functions,
         tool_choice=choice,
         server_tools=selected,
@@ -195,15 +194,11 @@ def _decode_tools(
     raw: Any, config: GraphConfig
 ) -> tuple[list[dict[str, Any]], list[str], list[dict[str, Any]]]:
     """Client functions, selected server tools, and the declarations echoed on the Response."""
-    if raw is None:
-        return [], [], []
-    if not isinstance(raw, list):
-        raise InvalidRequestError("Invalid type for 'tools': expected an array.", param="tools")
     functions: list[dict[str, Any]] = []
     selected: list[str] = []
-    for index, spec in enumerate(raw):
+    for index, spec in enumerate(tool_specs.tool_array(raw)):
         param = f"tools[{index}]"
-        kind = spec.get("type") if isinstance(spec, dict) else None
+        kind = type_of(spec)
         if kind == "function":
             functions.append(tool_specs.function_tool(spec, param, config))
         elif kind in ("custom", tool_specs.WEB_SEARCH):
@@ -217,9 +212,7 @@ def _decode_tools(
                 "custom server tools and web_search.",
                 param=f"{param}.type",
             )
-    names = [f["name"] for f in functions]
-    if len(set(names)) != len(names):
-        raise InvalidRequestError("Function names must be unique.", param="tools")
+    tool_specs.check_unique_names(functions)
     declared = [*functions]
     declared.extend(
         {"type": "web_search"} if n == tool_specs.WEB_SEARCH else {"type": "custom", "name": n}
@@ -243,10 +236,7 @@ def decode_input(raw: Any) -> list[BaseMessage]:
         )
     messages: list[BaseMessage] = []
     ledger = CallLedger()
-    for index, item in enumerate(raw):
-        param = f"input[{index}]"
-        if not isinstance(item, dict):
-            raise InvalidRequestError(f"Invalid '{param}': expected an object.", param=param)
+    for param, item in each_object(raw, "input"):
         kind = item.get("type", "message")
         if not isinstance(kind, str):  # a list or object here once reached a dict lookup: 500
             raise InvalidRequestError(
@@ -301,16 +291,16 @@ def _decode_input_content(content: Any, param: str, *, allow_files: bool) -> str
     blocks: list[Any] = []
     for index, part in enumerate(content):
         part_param = f"{param}[{index}]"
-        kind = part.get("type") if isinstance(part, dict) else None
+        kind = type_of(part)
         if kind == "input_text":
             reject_unknown(part, {"type", "text"}, part_param)
             blocks.append({"type": "text", "text": require_string(part, "text", part_param)})
         elif kind == "input_file" and allow_files:
             blocks.append(_decode_file(part, part_param))
         else:
+            accepted = "input_text or input_file with a file_id" if allow_files else "input_text"
             raise InvalidRequestError(
-                f"Content part type {kind!r} is not supported here; send input_text"
-                + (" or input_file with a file_id." if allow_files else "."),
+                f"Content part type {kind!r} is not supported here; send {accepted}.",
                 param=f"{part_param}.type",
             )
     return _collapse(blocks)
@@ -335,7 +325,7 @@ def _decode_assistant(item: dict[str, Any], content: Any, param: str) -> AIMessa
         blocks = []
         for index, part in enumerate(content):
             part_param = f"{param}.content[{index}]"
-            kind = part.get("type") if isinstance(part, dict) else None
+            kind = type_of(part)
             if kind in ("output_text", "input_text"):
                 reject_unknown(
                     part, {"type", "text", "annotations", "logprobs", "parsed"}, part_param
@@ -407,7 +397,7 @@ def decode_resume(previous: Any, raw: Any) -> Resume:
     answers: dict[str, str] = {}
     for index, item in enumerate(raw):
         param = f"input[{index}]"
-        if not isinstance(item, dict) or item.get("type") != "function_call_output":
+        if type_of(item) != "function_call_output":
             raise InvalidRequestError(
                 "A resume may only contain function_call_output items answering the paused "
                 "interrupt calls.",
