@@ -61,8 +61,10 @@ class Resume:
     answers: dict[str, str]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DecodedResponsesRequest:
+    """What the graph runs (``graph_request``, ``resume``) and what the Response echoes."""
+
     graph_request: GraphRequest
     resume: Resume | None
     background: bool

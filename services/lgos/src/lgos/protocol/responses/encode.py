@@ -34,8 +34,7 @@ from lgos.runtime.events import (
     StatusUpdate,
     TextDelta,
     ToolActivity,
-    ToolCalled,
-    ToolReturned,
+    ToolEvent,
 )
 from lgos.runtime.runner import GraphRunner, RunPlan, translate_failure
 
@@ -328,10 +327,10 @@ async def encode_stream(
                     yield encoder.delta(event.text)
             elif isinstance(event, StatusUpdate):
                 yield encoder.status(event.description)
-            elif isinstance(event, ToolCalled):
-                yield encoder.tool_called(event.activity)
-            elif isinstance(event, ToolReturned):
+            elif isinstance(event, ToolEvent) and event.returned:
                 yield encoder.tool_returned(event.activity)
+            elif isinstance(event, ToolEvent):
+                yield encoder.tool_called(event.activity)
             else:
                 outcome = event
             if progress is not None:
