@@ -6,10 +6,11 @@ from typing import Any
 
 from lgos.config import GraphConfig
 from lgos.errors import InvalidRequestError
+from lgos.protocol.schema import FunctionTool
 from lgos.protocol.validation import reject_unknown
 
 WEB_SEARCH = "web_search"
-_FUNCTION_FIELDS = frozenset({"type", "name", "description", "parameters", "strict"})
+_FUNCTION_FIELDS = frozenset(FunctionTool.model_fields)
 _CHOICE_MODES = ("none", "auto", "required")
 
 

@@ -11,11 +11,11 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from lgos.config import GraphConfig, GraphFeature
 from lgos.errors import InvalidRequestError
 from lgos.interrupts.ids import INTERRUPT_TOOL, interrupt_id_of, run_id_of
+from lgos.protocol import schema
 from lgos.protocol import tools as tool_specs
 from lgos.protocol.metadata import check_metadata, resolve_metadata
 from lgos.protocol.pairing import CallLedger
 from lgos.protocol.responses.tool_items import TOOL_ITEM_DECODERS
-from lgos.protocol.schema import ResponsesRequest
 from lgos.protocol.validation import (
     GENERATION_CONTROL,
     check_fields,
@@ -27,7 +27,7 @@ from lgos.protocol.validation import (
 )
 from lgos.request import GraphRequest
 
-ALLOWED_FIELDS = frozenset(ResponsesRequest.model_fields)
+ALLOWED_FIELDS = frozenset(schema.ResponsesRequest.model_fields)
 """The request fields this API accepts: those its OpenAPI request model declares."""
 UNSUPPORTED_FIELDS: dict[str, str] = {
     **dict.fromkeys(
@@ -256,7 +256,7 @@ def decode_input(raw: Any) -> list[BaseMessage]:
     return messages
 
 
-_MESSAGE_FIELDS = frozenset({"type", "role", "content", "id", "status", "phase"})
+_MESSAGE_FIELDS = frozenset(schema.MessageItem.model_fields)
 
 
 def _decode_message(item: dict[str, Any], param: str) -> BaseMessage:
@@ -295,7 +295,7 @@ def _decode_input_content(content: Any, param: str, *, allow_files: bool) -> str
         part_param = f"{param}[{index}]"
         kind = type_of(part)
         if kind == "input_text":
-            reject_unknown(part, {"type", "text"}, part_param)
+            reject_unknown(part, schema.InputText.model_fields, part_param)
             blocks.append({"type": "text", "text": require_string(part, "text", part_param)})
         elif kind == "input_file" and allow_files:
             blocks.append(_decode_file(part, part_param))
@@ -329,9 +329,7 @@ def _decode_assistant(item: dict[str, Any], content: Any, param: str) -> AIMessa
             part_param = f"{param}.content[{index}]"
             kind = type_of(part)
             if kind in ("output_text", "input_text"):
-                reject_unknown(
-                    part, {"type", "text", "annotations", "logprobs", "parsed"}, part_param
-                )
+                reject_unknown(part, schema.OutputText.model_fields, part_param)
                 if part.get("parsed") is not None:
                     raise InvalidRequestError(
                         "Parsed structured output is not supported.", param=f"{part_param}.parsed"
@@ -345,7 +343,7 @@ def _decode_assistant(item: dict[str, Any], content: Any, param: str) -> AIMessa
                     block["annotations"] = annotations
                 blocks.append(block)
             elif kind == "refusal":
-                reject_unknown(part, {"type", "refusal"}, part_param)
+                reject_unknown(part, schema.Refusal.model_fields, part_param)
                 blocks.append(
                     {"type": "refusal", "refusal": require_string(part, "refusal", part_param)}
                 )
@@ -405,7 +403,7 @@ def decode_resume(previous: Any, raw: Any) -> Resume:
                 "interrupt calls.",
                 param=f"{param}.type",
             )
-        reject_unknown(item, {"type", "call_id", "output", "id", "status"}, param)
+        reject_unknown(item, schema.CallOutputItem.model_fields, param)
         call = item.get("call_id")
         interrupt_id = interrupt_id_of(call) if isinstance(call, str) else None
         if interrupt_id is None:
