@@ -10,10 +10,11 @@ from uuid import uuid4
 import orjson
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
+from service_kit.responses import JSONResponse
 from starlette.responses import Response
 
 from offline_model.answer import MODEL_NAME, compose_answer, count_tokens, tokenize
-from offline_model.http import json_response, paced, truncate
+from offline_model.http import paced, truncate
 from offline_model.prompts import input_tokens, responses_prompt
 from offline_model.requests import ResponsesRequest, parse
 from offline_model.structured import json_schema_of, structured_answer
@@ -109,7 +110,7 @@ async def responses(request: Request) -> Response:
         }
 
     if not body.get("stream"):
-        return json_response(response(final_status, final_output))
+        return JSONResponse(response(final_status, final_output))
 
     async def events() -> AsyncIterator[bytes]:
         sequence = 0
