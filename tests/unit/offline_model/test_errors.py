@@ -55,21 +55,15 @@ async def test_a_request_error_is_answered_as_raised(client: httpx.AsyncClient) 
 async def test_a_body_over_the_limit_is_413(client: httpx.AsyncClient) -> None:
     response = await client.post("/v1/chat/completions", content=b"{" + b" " * 64 + b"}")
     assert response.status_code == 413
-    assert response.json()["error"] == {
-        "message": "The request body exceeds the limit of 64 bytes.",
-        "type": "invalid_request_error",
-        "param": None,
-        "code": "request_too_large",
-    }
+    error = response.json()["error"]
+    assert error["message"] == "The request body exceeds the limit of 64 bytes."
+    assert (error["type"], error["code"]) == ("invalid_request_error", "request_too_large")
 
 
 async def test_an_unexpected_failure_is_a_bare_500(client: httpx.AsyncClient) -> None:
     response = await client.get("/broken")
     assert response.status_code == 500
-    assert response.json()["error"] == {
-        "message": "Internal server error",
-        "type": "server_error",
-        "param": None,
-        "code": None,
-    }
+    error = response.json()["error"]
+    assert (error["message"], error["type"]) == ("Internal server error", "server_error")
+    assert error["param"] is error["code"] is None
     assert "secret" not in response.text

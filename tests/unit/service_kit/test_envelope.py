@@ -54,12 +54,7 @@ async def test_the_handler_answers_a_service_error_in_the_envelope() -> None:
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
         response = await client.get("/")
     assert response.status_code == 418
-    assert response.json()["error"] == {
-        "message": "No coffee here.",
-        "type": "invalid_request_error",
-        "param": None,
-        "code": "teapot",
-    }
+    assert response.json() == envelope("No coffee here.", "invalid_request_error", code="teapot")
 
 
 async def test_the_handler_refuses_an_error_without_the_envelope_fields() -> None:

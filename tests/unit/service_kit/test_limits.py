@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 from fastapi import FastAPI, Request
-from service_kit.envelope import envelope_handler
+from service_kit.envelope import envelope, envelope_handler
 from service_kit.limits import BodyLimit, Limit
 
 
@@ -17,7 +17,7 @@ class TooLargeError(Exception):
     status_code = 413
     type = "invalid_request_error"
     param = None
-    code = "request_too_large"
+    code = "too_large"
 
     def __init__(self, limit: int) -> None:
         super().__init__()
@@ -74,12 +74,7 @@ async def test_a_declared_length_over_the_limit_is_refused_before_the_route(
 ) -> None:
     response = await client.post("/small", content=b"x" * 11)
     assert response.status_code == 413
-    assert response.json()["error"] == {
-        "message": "Over 10 bytes.",
-        "type": "invalid_request_error",
-        "param": None,
-        "code": "request_too_large",
-    }
+    assert response.json() == envelope("Over 10 bytes.", "invalid_request_error", None, "too_large")
     assert reads == []  # answered by the middleware itself
 
 
