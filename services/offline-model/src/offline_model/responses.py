@@ -24,23 +24,15 @@ router = APIRouter()
 
 
 def _call_item(call: PlannedCall, *, done: bool) -> dict[str, Any]:
-    status = "completed" if done else "in_progress"
-    if call.kind == "custom":
-        return {
-            "type": "custom_tool_call",
-            "id": f"ctc_{call.call_id}",
-            "call_id": call.call_id,
-            "name": call.name,
-            "input": call.payload if done else "",
-            "status": status,
-        }
+    custom = call.kind == "custom"
     return {
-        "type": "function_call",
-        "id": f"fc_{call.call_id}",
+        "type": "custom_tool_call" if custom else "function_call",
+        "id": f"{'ctc' if custom else 'fc'}_{call.call_id}",
         "call_id": call.call_id,
         "name": call.name,
-        "arguments": call.payload if done else "",
-        "status": status,
+        # A custom tool's free-form input, a function's JSON arguments; empty until done.
+        ("input" if custom else "arguments"): call.payload if done else "",
+        "status": "completed" if done else "in_progress",
     }
 
 
