@@ -20,7 +20,7 @@ import httpx
 import openai
 import psycopg
 import pytest
-from lgos.interrupts.coordinator import LeaseLostError
+from lgos.errors import LeaseLostError
 from lgos.interrupts.persistence import FencedSaver, open_saver
 from lgos.interrupts.redis_coordinator import RedisCoordinator
 from lgos.interrupts.sweep import delete_expired_interrupt_runs

@@ -6,7 +6,6 @@ with ``LGOS_MAX_REQUEST_BYTES``.)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -16,31 +15,14 @@ from lgos.protocol.validation import format_param
 from lgos.settings import LGOSSettings
 
 
-@dataclass(frozen=True, slots=True)
-class ShapeLimits:
-    max_items: int
-    max_tools: int
-    max_tool_schema_bytes: int
-    max_depth: int
-
-    @classmethod
-    def from_settings(cls, settings: LGOSSettings) -> ShapeLimits:
-        return cls(
-            max_items=settings.max_input_items,
-            max_tools=settings.max_tools,
-            max_tool_schema_bytes=settings.max_tool_schema_bytes,
-            max_depth=settings.max_json_depth,
-        )
-
-
-def check_shape(body: dict[str, Any], limits: ShapeLimits, *, items: str) -> None:
+def check_shape(body: dict[str, Any], limits: LGOSSettings, *, items: str) -> None:
     """Nesting depth and NUL-free strings of the whole body, then the ``items`` list's length
     and the tools'."""
-    check_tree(body, limits.max_depth)
+    check_tree(body, limits.max_json_depth)
     listed = body.get(items)
-    if isinstance(listed, list) and len(listed) > limits.max_items:
+    if isinstance(listed, list) and len(listed) > limits.max_input_items:
         raise InvalidRequestError(
-            f"'{items}' may hold at most {limits.max_items} items; got {len(listed)}.",
+            f"'{items}' may hold at most {limits.max_input_items} items; got {len(listed)}.",
             param=items,
             code="array_above_max_length",
         )
