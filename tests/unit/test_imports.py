@@ -33,6 +33,7 @@ PACKAGES = (
     "lgos_gateways",
     "lgos_ui",
     "lgos_chainlit",
+    "service_kit",
 )
 
 
