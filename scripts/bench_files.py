@@ -30,10 +30,8 @@ from pathlib import Path
 import httpx
 import psutil
 import psycopg
-
-from scripts.ports import free_port
-
-ROOT = Path(__file__).resolve().parents[1]
+from lgos_stack.paths import ROOT
+from lgos_stack.ports import free_port
 
 KEY = "sk-bench"
 MB = 1024 * 1024

@@ -27,35 +27,17 @@ import urllib.request
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from pathlib import Path
 
 import httpx
 import psycopg
+from lgos_stack.bench.graphs import REGISTRY as TARGET
+from lgos_stack.bench.services import REDIS_URL, database
+from lgos_stack.bench.stats import percentile_ms
+from lgos_stack.paths import ROOT
+from lgos_stack.ports import free_port
 
-from scripts.ports import free_port
-from scripts.stats import percentile_ms
-
-ROOT = Path(__file__).resolve().parents[1]
-
-ADMIN_URI = os.environ.get(
-    "LGOS_BENCH_POSTGRES_URI", "postgresql://postgres@127.0.0.1:5432/postgres"
-)
-REDIS_URL = os.environ.get("LGOS_BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")
-TARGET = "scripts.bench_graphs:create_registry"
 BODY = {"model": "bench-background", "input": "hi", "background": True}
 TERMINAL = ("completed", "incomplete", "failed", "cancelled")
-
-
-@contextmanager
-def database() -> Iterator[str]:
-    name = f"lgos_bench_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(ADMIN_URI, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield f"{ADMIN_URI.rsplit('/', 1)[0]}/{name}"
-    finally:
-        with psycopg.connect(ADMIN_URI, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @contextmanager

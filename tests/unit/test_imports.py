@@ -20,6 +20,7 @@ SOURCE_ROOTS = [
     ROOT / "gateways" / "src",
     ROOT / "ui" / "client" / "src",
     ROOT / "ui" / "chainlit",
+    ROOT / "scripts" / "dev-stack" / "src",
     ROOT,  # the scripts package
 ]
 PACKAGES = (
@@ -30,6 +31,7 @@ PACKAGES = (
     "lgos_gateways",
     "lgos_ui",
     "lgos_chainlit",
+    "lgos_stack",
 )
 
 
@@ -41,6 +43,8 @@ def module_files() -> dict[str, Path]:
             if not (base / "__init__.py").exists():
                 continue
             for path in sorted(base.rglob("*.py")):
+                if any(root in path.parents for root in SOURCE_ROOTS if source in root.parents):
+                    continue  # a source root nested in this one (the stack's, under scripts/)
                 parts = path.relative_to(source).with_suffix("").parts
                 if parts[-1] == "__init__":
                     parts = parts[:-1]

@@ -248,20 +248,3 @@ def raise_fd_limit(wanted: int) -> int:
     target = min(max(soft, wanted), hard)
     resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
     return target
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    measured: str
-    goal: str
-    ok: bool
-
-
-def print_checks(checks: list[Check]) -> bool:
-    print("\n| target | measured | goal | result |\n|---|---|---|---|")
-    for check in checks:
-        print(
-            f"| {check.name} | {check.measured} | {check.goal} | {'PASS' if check.ok else 'FAIL'} |"
-        )
-    return all(c.ok for c in checks)
