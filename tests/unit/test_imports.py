@@ -21,7 +21,7 @@ SOURCE_ROOTS = [
     ROOT / "ui" / "client" / "src",
     ROOT / "ui" / "chainlit",
     ROOT / "scripts" / "dev-stack" / "src",
-    ROOT,  # the scripts package
+    ROOT,  # scripts/: a namespace package (``python -m scripts.<name>``)
 ]
 PACKAGES = (
     "lgos",
@@ -40,7 +40,7 @@ def module_files() -> dict[str, Path]:
     for source in SOURCE_ROOTS:
         for package in (*PACKAGES, "scripts"):
             base = source / package
-            if not (base / "__init__.py").exists():
+            if not (base / "__init__.py").exists() and base != ROOT / "scripts":
                 continue
             for path in sorted(base.rglob("*.py")):
                 if any(root in path.parents for root in SOURCE_ROOTS if source in root.parents):

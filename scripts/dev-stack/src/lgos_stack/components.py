@@ -19,7 +19,7 @@ from lgos_stack.keys import (
     lgos_key,
     open_webui_admin,
 )
-from lgos_stack.model import Component
+from lgos_stack.model import Component, Setup
 from lgos_stack.paths import (
     CHAINLIT_BIN,
     CHAINLIT_DIR,
@@ -119,22 +119,19 @@ def lgos_env(ports: Ports) -> dict[str, str]:
 
 
 def lgos(ports: Ports) -> Component:
-    return Component(
-        name="lgos",
-        port=ports.lgos,
-        args=[sys.executable, "-m", "lgos", "serve", REGISTRY, "--port", str(ports.lgos)],
-        env=lgos_env(ports),
-        setup=jobs.prepare_knowledge,
-    )
+    return _lgos("lgos", "serve", ports.lgos, ports, setup=jobs.prepare_knowledge)
 
 
 def lgos_worker(ports: Ports) -> Component:
-    return Component(
-        name="lgos-worker",
-        port=ports.lgos_worker,
-        args=[sys.executable, "-m", "lgos", "worker", REGISTRY, "--port", str(ports.lgos_worker)],
-        env=lgos_env(ports),
-    )
+    return _lgos("lgos-worker", "worker", ports.lgos_worker, ports)
+
+
+def _lgos(
+    name: str, command: str, port: int, ports: Ports, setup: Setup | None = None
+) -> Component:
+    """``lgos serve`` or ``lgos worker`` of the demo registry: the same settings for both."""
+    args = [sys.executable, "-m", "lgos", command, REGISTRY, "--port", str(port)]
+    return Component(name=name, port=port, args=args, env=lgos_env(ports), setup=setup)
 
 
 def mcp_db(ports: Ports) -> Component:

@@ -47,6 +47,12 @@ def searxng_settings(port: int, into: Path) -> Path:
     return into
 
 
+def require(path: Path, what: str, venv: str) -> None:
+    """Refuse to start ``what`` when its pinned install (``.tools/<venv>``) is missing."""
+    if not path.exists():
+        raise RuntimeError(f"{what} is not installed; `make test` installs it into .tools/{venv}")
+
+
 @contextmanager
 def serve_lgos(
     command: str, target: str, *, env: Mapping[str, str], log: Path, timeout: float = 30.0
@@ -71,8 +77,7 @@ def serve_litellm(
 ) -> Iterator[Server]:
     """The pinned LiteLLM proxy (.tools/litellm) under ``lgos-litellm-serve`` on a free port; the
     proxy's own pid is in ``state/<name>.pid.child``."""
-    if not litellm.exists():
-        raise RuntimeError("LiteLLM is not installed; `make test` installs it into .tools/litellm")
+    require(litellm, "LiteLLM", "litellm")
     port = free_port()
     pid_file = state / f"{name}.pid"
     args = ["lgos_gateways.litellm_serve", "--config", str(config), "--port", str(port)]
@@ -90,8 +95,7 @@ def serve_litellm(
 @contextmanager
 def serve_searxng(state: Path) -> Iterator[Server]:
     """The real SearXNG (its own pinned venv, installed by the Makefile) over the seeded corpus."""
-    if not SEARXNG_PYTHON.exists():
-        raise RuntimeError("SearXNG is not installed; `make test` installs it into .tools/searxng")
+    require(SEARXNG_PYTHON, "SearXNG", "searxng")
     port = free_port()
     settings = searxng_settings(port, state / "searxng-settings.yml")
     with serve(
