@@ -23,7 +23,7 @@ import psycopg
 import pytest
 from lgos_stack.paths import PG_BIN
 from lgos_stack.ports import free_port
-from lgos_stack.processes import ensure_service_user, redis_pong
+from lgos_stack.processes import ensure_service_user, interrupt, redis_pong
 from lgos_stack.servers import initdb_command, postgres_command, redis_command
 
 
@@ -80,15 +80,9 @@ class PrivatePostgres:
     def stop(self, how: signal.Signals = signal.SIGINT) -> None:
         """SIGINT: "fast" shutdown (every session is terminated, as in a restart); SIGQUIT:
         "immediate" (the next start recovers from the WAL, as after a crash)."""
-        if self.process is None:
-            return
-        self.process.send_signal(how)
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.process = None
+        if self.process is not None:
+            interrupt(self.process, 30, how)
+            self.process = None
 
     def restart(self) -> None:
         self.stop()
@@ -131,8 +125,7 @@ class PrivateRedis:
 
     def stop(self) -> None:
         if self.process is not None:
-            self.process.kill()
-            self.process.wait()
+            interrupt(self.process, 0, signal.SIGKILL)
             self.process = None
 
     def restart(self) -> None:

@@ -78,9 +78,13 @@ def wait_for(
     return Wait.READY
 
 
-def interrupt(process: subprocess.Popen[bytes], timeout: float = 10.0) -> None:
-    """SIGINT (a clean shutdown), then SIGKILL after ``timeout`` seconds."""
-    process.send_signal(signal.SIGINT)
+def interrupt(
+    process: subprocess.Popen[bytes],
+    timeout: float = 10.0,
+    how: signal.Signals = signal.SIGINT,
+) -> None:
+    """``how`` (SIGINT: a clean shutdown), then SIGKILL after ``timeout`` seconds."""
+    process.send_signal(how)
     try:
         process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -104,15 +108,17 @@ def serve(
     *,
     port: int,
     env: Mapping[str, str],
-    log: Path,
+    log: Path | None,
     timeout: float = 30.0,
     python: str = sys.executable,
     health_path: str = "/health",
     command: list[str] | None = None,
     preexec_fn: Callable[[], None] | None = None,
 ) -> Iterator[Server]:
-    """Run ``python -m ...args`` (or ``command``) until its health route answers; stop it after."""
+    """Run ``python -m ...args`` (or ``command``) until its health route answers; stop it after.
+    Its output goes to ``log`` (None: discarded)."""
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+    log = log or Path(os.devnull)
     with log.open("wb") as out:
         process = subprocess.Popen(
             command or [python, "-m", *args],

@@ -25,14 +25,15 @@ API_KEY = "sk-bench-files"
 
 
 @contextmanager
-def database() -> Iterator[str]:
-    name = f"lgos_bench_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(ADMIN_URI, autocommit=True) as admin:
+def database(admin_uri: str = ADMIN_URI, prefix: str = "lgos_bench") -> Iterator[str]:
+    """A fresh database on ``admin_uri``'s server (its URI), dropped afterwards."""
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(admin_uri, autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{name}"')
     try:
-        yield f"{ADMIN_URI.rsplit('/', 1)[0]}/{name}"
+        yield f"{admin_uri.rsplit('/', 1)[0]}/{name}"
     finally:
-        with psycopg.connect(ADMIN_URI, autocommit=True) as admin:
+        with psycopg.connect(admin_uri, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
