@@ -5,7 +5,8 @@
 - ``processes``: start a server, wait until healthy, stop it (and what a detached stack recorded);
 - ``servers``: LGOS, LiteLLM, SearXNG and Redis started on free ports;
 - ``keys``: the local-only keys and logins the stack defaults to;
-- ``components`` and ``jobs``: the stack's components in start order, with their one-shot jobs;
+- ``model``, ``components`` and ``jobs``: a component, the stack's components in start order,
+  and their setup steps (one-shot jobs);
 - ``runner`` and ``cli``: ``up`` / ``down`` / ``status`` / ``restart``;
 - ``bench``: what the benchmarks share (graphs, load client, statistics, report tables).
 """
