@@ -18,7 +18,7 @@ $(UV):
 
 $(SYNCED): $(UV) uv.lock pyproject.toml services/lgos/pyproject.toml \
 		services/offline-model/pyproject.toml services/files/pyproject.toml \
-		services/http-framing/pyproject.toml \
+		services/service-kit/pyproject.toml \
 		graphs/pyproject.toml gateways/pyproject.toml ui/client/pyproject.toml \
 		scripts/dev-stack/pyproject.toml
 	# Bytecode at install time: with PYTHONDONTWRITEBYTECODE set (as on these machines) every

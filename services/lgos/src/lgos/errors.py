@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import orjson
+from service_kit.envelope import envelope
 
 ErrorType = Literal["invalid_request_error", "server_error"]
 """The OpenAI ``error.type`` values LGOS emits: every 4xx is an ``invalid_request_error``."""
@@ -143,7 +144,7 @@ def error_envelope(
     param: str | None = None,
     code: str | None = None,
 ) -> dict[str, Any]:
-    return {"error": {"message": message, "type": type, "param": param, "code": code}}
+    return envelope(message, type, param, code)
 
 
 def encode_envelope(error: LGOSError) -> bytes:

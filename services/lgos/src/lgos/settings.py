@@ -8,6 +8,12 @@ from typing import Annotated, Any, Literal
 import orjson
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from service_kit.settings import (
+    MaxRequestBytes,
+    PostgresConnectTimeout,
+    PostgresPoolTimeout,
+    PostgresReconnectTimeout,
+)
 
 BackgroundEngine = Literal["inprocess", "distributed"]
 """``inprocess``: jobs run inside ``lgos serve`` (embedded default, nothing survives a restart).
@@ -52,11 +58,7 @@ class LGOSSettings(BaseSettings):
         description="A header a trusted gateway sets to the caller's tenant; read only when "
         "named here (with API keys it subdivides the key's scope).",
     )
-    max_request_bytes: int = Field(
-        default=8 * 1024 * 1024,
-        gt=0,
-        description="Request bodies over this many bytes are refused with 413 while reading.",
-    )
+    max_request_bytes: MaxRequestBytes = 8 * 1024 * 1024
     max_input_items: int = Field(
         default=4096, gt=0, description="Most Responses input items or Chat messages a request has."
     )
@@ -73,23 +75,9 @@ class LGOSSettings(BaseSettings):
     redis_url: str | None = Field(
         default=None, description="Shared leases and queue; in-process when unset."
     )
-    postgres_connect_timeout: int = Field(
-        default=5, ge=2, le=60, description="Seconds to open one PostgreSQL connection."
-    )
-    postgres_pool_timeout: float = Field(
-        default=5.0,
-        gt=0,
-        le=300,
-        description="Seconds a request waits for a pooled PostgreSQL connection; while "
-        "PostgreSQL is down, requests that need it fail (503) after this.",
-    )
-    postgres_reconnect_timeout: float = Field(
-        default=5.0,
-        gt=0,
-        le=300,
-        description="Seconds a pool keeps retrying (with backoff) to replace a lost connection "
-        "before leaving it to the next request, which then reconnects at once.",
-    )
+    postgres_connect_timeout: PostgresConnectTimeout = 5
+    postgres_pool_timeout: PostgresPoolTimeout = 5.0
+    postgres_reconnect_timeout: PostgresReconnectTimeout = 5.0
     postgres_pool_size: int = Field(
         default=10, ge=1, le=1000, description="Most connections in each PostgreSQL pool."
     )

@@ -1,8 +1,6 @@
-"""Bounds on what one request may carry: its size while it is read, then its shape.
-
-The size limit is enforced as the body arrives (a declared ``Content-Length`` over the limit is
-refused before a byte is read; chunked bodies are counted), so a huge body is never held in
-memory. The shape bounds run on the parsed JSON before decoding, each a 400 naming the parameter.
+"""Bounds on the shape of one request: they run on the parsed JSON before decoding, each a 400
+naming the parameter. (Its size is bounded while it is read: ``service_kit.limits.BodyLimit``
+with ``LGOS_MAX_REQUEST_BYTES``.)
 """
 
 from __future__ import annotations
@@ -12,44 +10,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from lgos.errors import InvalidRequestError, RequestTooLargeError
-from lgos.protocol.json import JSONResponse
+from lgos.errors import InvalidRequestError
 from lgos.protocol.validation import format_param
 from lgos.settings import LGOSSettings
-
-
-class BodySizeLimit:
-    """ASGI middleware refusing bodies over ``max_bytes`` with a 413 in the OpenAI envelope."""
-
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            error = RequestTooLargeError(self.max_bytes)
-            response = JSONResponse(error.to_envelope(), status_code=error.status_code)
-            await response(scope, receive, send)
-            return
-        seen = 0
-
-        async def counted() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    # Raised inside the route's body read, so the app's handlers answer 413.
-                    raise RequestTooLargeError(self.max_bytes)
-            return message
-
-        await self.app(scope, counted, send)
 
 
 @dataclass(frozen=True, slots=True)

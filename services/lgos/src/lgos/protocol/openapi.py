@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI
-from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from service_kit.openapi import base_document
 
 from lgos.protocol.metadata import MAX_KEY_CHARS, MAX_PAIRS, MAX_VALUE_CHARS
 
@@ -272,22 +272,9 @@ _BODIES: dict[tuple[str, str], type[BaseModel]] = {
 _STREAMS = {("post", "/v1/responses"), ("post", "/v1/chat/completions")}
 
 
-def install(app: FastAPI) -> None:
-    """Replace FastAPI's generated document with one that describes the real routes."""
-
-    def build() -> dict[str, Any]:
-        if app.openapi_schema is None:
-            app.openapi_schema = describe(app)
-        return app.openapi_schema
-
-    setattr(app, "openapi", build)  # noqa: B010 - FastAPI's documented override
-
-
 def describe(app: FastAPI) -> dict[str, Any]:
-    document = get_openapi(title=app.title, version=app.version, routes=app.routes)
-    schemas: dict[str, Any] = document.setdefault("components", {}).setdefault("schemas", {})
-    for name in ("HTTPValidationError", "ValidationError"):
-        schemas.pop(name, None)  # FastAPI's 422 shape: LGOS answers validation errors with 400
+    document = base_document(app)  # without FastAPI's 422: LGOS answers validation with 400
+    schemas: dict[str, Any] = document["components"]["schemas"]
     schemas.update(_component(ErrorEnvelope))
     for model in _BODIES.values():
         schemas.update(_component(model))

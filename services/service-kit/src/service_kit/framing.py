@@ -6,17 +6,19 @@ code runs, so the servers' envelope handlers never see it. :class:`EnvelopeHttpT
 is uvicorn's httptools protocol (what ``http="auto"`` picks when httptools is installed, as
 ``uvicorn[standard]`` does) with that one answer replaced by an envelope. It also bounds the
 request line plus headers (httptools itself has no bound): past :data:`MAX_HEAD_BYTES` the
-answer is a 431 envelope. Pass :data:`PROTOCOL` as ``uvicorn.run(..., http=PROTOCOL)``.
+answer is a 431 envelope. :func:`service_kit.serve.serve` runs every server with it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 
+import orjson
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
-PROTOCOL = "http_framing:EnvelopeHttpToolsProtocol"
+from service_kit.envelope import envelope
+
+PROTOCOL = "service_kit.framing:EnvelopeHttpToolsProtocol"
 """The import string for ``uvicorn.run(http=...)`` / ``uvicorn --http``."""
 
 LINGER_SECONDS = 2.0
@@ -29,16 +31,7 @@ a gateway's forwarded headers and a UI's cookies stay far below 64 KiB."""
 
 def framing_error(status: int, message: str, code: str) -> bytes:
     """A complete HTTP/1.1 response carrying the OpenAI envelope; the connection then closes."""
-    body = json.dumps(
-        {
-            "error": {
-                "message": message,
-                "type": "invalid_request_error",
-                "param": None,
-                "code": code,
-            }
-        }
-    ).encode()
+    body = orjson.dumps(envelope(message, "invalid_request_error", code=code))
     head = (
         b"content-type: application/json\r\n"
         b"content-length: " + str(len(body)).encode() + b"\r\n"
