@@ -27,6 +27,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
+from lgos_stack.bench.machine import install_uvloop
 from lgos_stack.bench.services import services
 from lgos_stack.bench.stats import percentile_ms
 from lgos_stack.ports import free_port
@@ -145,12 +146,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=20, help="timed requests per path and side")
     args = parser.parse_args()
-    try:
-        import uvloop
-
-        uvloop.install()  # as `lgos serve` runs
-    except ImportError:
-        pass
+    install_uvloop()
     with tempfile.TemporaryDirectory(prefix="bench-advanced-") as tmp, services(Path(tmp)) as env:
         rows = asyncio.run(run_both(env, Path(tmp), args.runs))
     print(

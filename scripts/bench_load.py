@@ -49,12 +49,10 @@ from lgos_stack.bench.load_client import (
     OpenStreams,
     RSSMeter,
     StreamResult,
-    install_uvloop,
-    load_average,
     output_text,
-    raise_fd_limit,
     stream_response,
 )
+from lgos_stack.bench.machine import install_uvloop, load_average, raise_fd_limit
 from lgos_stack.bench.report import Check, print_checks
 from lgos_stack.bench.services import database, services
 from lgos_stack.bench.stats import percentile_ms

@@ -37,13 +37,11 @@ from lgos_stack.bench.load_client import (
     OpenStreams,
     RSSMeter,
     StreamResult,
-    install_uvloop,
-    load_average,
     output_text,
-    raise_fd_limit,
     settle,
     stream_response,
 )
+from lgos_stack.bench.machine import install_uvloop, load_average, raise_fd_limit
 from lgos_stack.bench.report import Check, print_checks
 from lgos_stack.bench.stats import percentile_ms
 from lgos_stack.ports import free_port

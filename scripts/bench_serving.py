@@ -23,6 +23,7 @@ import orjson
 import psutil
 from langchain_core.messages import AIMessageChunk, HumanMessage
 from lgos_stack.bench.graphs import STREAM_CHUNKS, short_graph, stream_graph
+from lgos_stack.bench.machine import install_uvloop
 from lgos_stack.bench.serving import Cell, Connection, Sample, drive, start_server
 from lgos_stack.ports import free_port
 
@@ -133,12 +134,7 @@ def main() -> None:
     server_core, load_core = cores[0], cores[-1]
     os.sched_setaffinity(0, {load_core})
 
-    try:
-        import uvloop
-
-        uvloop.install()
-    except ImportError:
-        pass
+    install_uvloop()
 
     workers = in_process_workers()
     if args.freeze_baseline:
