@@ -29,6 +29,7 @@ COPY services/service-kit/pyproject.toml services/service-kit/pyproject.toml
 COPY graphs/pyproject.toml graphs/pyproject.toml
 COPY gateways/pyproject.toml gateways/pyproject.toml
 COPY ui/client/pyproject.toml ui/client/pyproject.toml
+COPY scripts/dev-stack/pyproject.toml scripts/dev-stack/pyproject.toml
 
 # --- lgos ------------------------------------------------------------------------------------
 FROM base AS lgos

@@ -19,7 +19,8 @@ $(UV):
 $(SYNCED): $(UV) uv.lock pyproject.toml services/lgos/pyproject.toml \
 		services/offline-model/pyproject.toml services/files/pyproject.toml \
 		services/service-kit/pyproject.toml \
-		graphs/pyproject.toml gateways/pyproject.toml ui/client/pyproject.toml
+		graphs/pyproject.toml gateways/pyproject.toml ui/client/pyproject.toml \
+		scripts/dev-stack/pyproject.toml
 	# Bytecode at install time: with PYTHONDONTWRITEBYTECODE set (as on these machines) every
 	# process would otherwise recompile its imports, ~3 s of CPU per LGOS or worker start.
 	$(UV) sync --frozen --compile-bytecode

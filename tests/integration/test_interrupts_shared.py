@@ -255,7 +255,7 @@ async def test_resume_as_soon_as_the_streamed_pause_is_read(
 ) -> None:
     """A client that resumes the moment its stream of the pause ends (the load benchmark's
     lean client does) finds the run's lease already released: no 409 ``run_busy``."""
-    from scripts.load_client import stream_response
+    from lgos_stack.bench.load_client import stream_response
 
     ports = [int(server.url.rsplit(":", 1)[1]) for server in two_servers]
     for attempt in range(8):

@@ -23,7 +23,8 @@ SOURCE_ROOTS = [
     ROOT / "gateways" / "src",
     ROOT / "ui" / "client" / "src",
     ROOT / "ui" / "chainlit",
-    ROOT,  # the scripts package
+    ROOT / "scripts" / "dev-stack" / "src",
+    ROOT,  # scripts/: a namespace package (``python -m scripts.<name>``)
 ]
 PACKAGES = (
     "lgos",
@@ -34,6 +35,7 @@ PACKAGES = (
     "lgos_ui",
     "lgos_chainlit",
     "service_kit",
+    "lgos_stack",
 )
 
 
@@ -42,9 +44,11 @@ def module_files() -> dict[str, Path]:
     for source in SOURCE_ROOTS:
         for package in (*PACKAGES, "scripts"):
             base = source / package
-            if not (base / "__init__.py").exists():
+            if not (base / "__init__.py").exists() and base != ROOT / "scripts":
                 continue
             for path in sorted(base.rglob("*.py")):
+                if any(root in path.parents for root in SOURCE_ROOTS if source in root.parents):
+                    continue  # a source root nested in this one (the stack's, under scripts/)
                 parts = path.relative_to(source).with_suffix("").parts
                 if parts[-1] == "__init__":
                     parts = parts[:-1]

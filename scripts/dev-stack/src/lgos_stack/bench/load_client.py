@@ -10,7 +10,6 @@ client reads LGOS directly and through the LiteLLM gateway.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -223,45 +222,3 @@ async def settle(meter: RSSMeter, seconds: float = 3.0) -> float:
     """RSS after the load, once the process had ``seconds`` to release what it held."""
     await asyncio.sleep(seconds)
     return meter.now()
-
-
-def load_average() -> str:
-    one, five, fifteen = os.getloadavg()
-    return f"{one:.2f} / {five:.2f} / {fifteen:.2f}"
-
-
-def install_uvloop() -> str:
-    """uvloop when installed (as ``lgos serve`` runs), so the generator is no bottleneck."""
-    try:
-        import uvloop
-    except ImportError:
-        return "asyncio"
-    uvloop.install()
-    return "uvloop"
-
-
-def raise_fd_limit(wanted: int) -> int:
-    """Lift the soft open-files limit toward ``wanted`` (a stream is two sockets here)."""
-    import resource
-
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = min(max(soft, wanted), hard)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-    return target
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    measured: str
-    goal: str
-    ok: bool
-
-
-def print_checks(checks: list[Check]) -> bool:
-    print("\n| target | measured | goal | result |\n|---|---|---|---|")
-    for check in checks:
-        print(
-            f"| {check.name} | {check.measured} | {check.goal} | {'PASS' if check.ok else 'FAIL'} |"
-        )
-    return all(c.ok for c in checks)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from scripts.stats import percentile_ms
+from lgos_stack.bench.stats import percentile_ms
 
 
 def test_nearest_rank_in_milliseconds() -> None:
