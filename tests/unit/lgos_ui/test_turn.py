@@ -12,7 +12,21 @@ from typing import Any
 import openai._base_client as sdk_base
 import pytest
 from lgos_ui.catalog import entry_from_extension
-from lgos_ui.events import AnswerDelta, Commentary, Finished, RefusalDelta
+from lgos_ui.events import (
+    AnswerDelta,
+    BackgroundFinished,
+    BackgroundProgress,
+    BackgroundRun,
+    Commentary,
+    FileShown,
+    Finished,
+    Notice,
+    RefusalDelta,
+    ToolCall,
+    ToolDone,
+    TurnError,
+    TurnEvent,
+)
 from lgos_ui.ledger import Item, user_message
 from lgos_ui.mcp import MCPError, MCPTool, ToolResult
 from lgos_ui.review import PendingReview
@@ -21,19 +35,7 @@ from lgos_ui.turn import (
     MAX_TOOL_ROUNDS,
     NO_FINAL_EVENT,
     REFUSED_PREFIX,
-    BackgroundFinished,
-    BackgroundProgress,
-    BackgroundRun,
-    BackgroundStarted,
-    FileNotShown,
-    FileShown,
-    Notice,
-    ReviewRequested,
-    ToolCall,
-    ToolDone,
     Turn,
-    TurnError,
-    TurnEvent,
     cancel_background,
 )
 from openai import AsyncOpenAI
@@ -253,11 +255,11 @@ async def test_a_pause_is_stored_before_the_review_is_asked_then_resumed(make_tu
     turn, gateway, memory = make_turn(recorded("interrupt_pause"), resumed, graph=graph, items=HI)
     events = await collect(turn.run(HI))
     asked = events[-1]
-    assert isinstance(asked, ReviewRequested) and memory.log == ["add", "review stored"]
-    assert memory.reviews == [asked.review]
-    (call,) = asked.review.calls
+    assert isinstance(asked, PendingReview) and memory.log == ["add", "review stored"]
+    assert memory.reviews == [asked]
+    (call,) = asked.calls
     assert call.question.startswith("Approve this change?")
-    review = asked.review.answered(call.call_id, "approve")
+    review = asked.answered(call.call_id, "approve")
     events = await collect(turn.resume(review))
     assert isinstance(events[-1], Finished) and events[-1].outcome == "completed"
     body = gateway.bodies()[-1]
@@ -281,8 +283,8 @@ async def test_display_file_downloads_through_the_gateway_and_answers_the_call(
     events = await collect(turn.run(HI))
     (file,) = [e for e in events if isinstance(e, FileShown)]
     assert (file.name, file.mime, file.content) == ("word-lengths.png", "image/png", b"\x89PNG")
-    (gone,) = [e for e in events if isinstance(e, FileNotShown)]
-    assert gone.text == "The file `file-gone` could not be downloaded."
+    (gone,) = [e for e in events if isinstance(e, Notice)]
+    assert gone == Notice("The file `file-gone` could not be downloaded.", warning=True)
     first, second, third = gateway.bodies()
     assert first["tools"][0]["name"] == "display_file"
     answered = second["input"][-1]
@@ -303,7 +305,7 @@ async def test_mcp_calls_run_through_the_runner_and_show_their_result(make_turn:
     call = next(e for e in events if isinstance(e, ToolCall))
     done = next(e for e in events if isinstance(e, ToolDone))
     assert events.index(call) < events.index(done)
-    assert (done.name, done.text, done.failed) == ("db-execute_sql", "rows for SELECT 1", False)
+    assert done.call == call and (done.text, done.failed) == ("rows for SELECT 1", False)
     assert tools.calls == [("db-execute_sql", {"sql": "SELECT 1"})]
     first, second = gateway.bodies()
     assert first["tools"][0]["name"] == "db-execute_sql"
@@ -414,9 +416,9 @@ async def test_a_background_run_is_stored_polled_and_its_report_kept(make_turn: 
     ]
     events = await collect(turn.background(HI))
     started = events[0]
-    assert isinstance(started, BackgroundStarted) and started.run.response_id == "resp_bg"
+    assert isinstance(started, BackgroundRun) and started.response_id == "resp_bg"
     (created,) = [r for r in gateway.requests if r.method == "POST"]
-    assert created.headers["Idempotency-Key"] == started.run.key
+    assert created.headers["Idempotency-Key"] == started.key
     assert json.loads(created.content)["background"] is True
     progress = [e for e in events if isinstance(e, BackgroundProgress)]
     assert [(p.status, p.new) for p in progress] == [
@@ -427,7 +429,7 @@ async def test_a_background_run_is_stored_polled_and_its_report_kept(make_turn: 
     assert progress[-1].terminal and not progress[0].terminal
     done = events[-1]
     assert isinstance(done, BackgroundFinished) and done.result.outcome == "completed"
-    assert memory.runs == [started.run, None]
+    assert memory.runs == [started, None]
     assert [i["id"] for i in memory.stored] == ["msg_0", "msg_1", "msg_answer"]
 
 

@@ -12,7 +12,7 @@ from lgos_ui.ledger import Item
 from lgos_ui.turn import (
     BackgroundFinished,
     BackgroundProgress,
-    BackgroundStarted,
+    BackgroundRun,
     Turn,
     TurnError,
     cancel_background,
@@ -30,8 +30,8 @@ async def start_background(turn: Turn, input_items: list[Item]) -> None:
     async for event in turn.start_background(input_items):
         if isinstance(event, TurnError):
             await cl.Message(content=event.text).send()
-        elif isinstance(event, BackgroundStarted):
-            watch_background(turn, event.run.response_id)
+        elif isinstance(event, BackgroundRun):
+            watch_background(turn, event.response_id)
 
 
 def watch_background(turn: Turn, response_id: str) -> None:

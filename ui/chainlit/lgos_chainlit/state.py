@@ -16,8 +16,8 @@ from chainlit.context import context
 from chainlit.data import get_data_layer
 from chainlit.user import PersistedUser
 from lgos_ui import InputLedger, PendingReview
+from lgos_ui.events import BackgroundRun
 from lgos_ui.ledger import Item
-from lgos_ui.turn import BackgroundRun
 
 log = logging.getLogger("lgos_chainlit")
 

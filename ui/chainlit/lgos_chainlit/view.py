@@ -13,18 +13,9 @@ from contextlib import AsyncExitStack
 
 import chainlit as cl
 from chainlit.utils import utc_now
-from lgos_ui import AnswerDelta, Citation, Commentary, Finished, RefusalDelta, ToolActivity
+from lgos_ui import PendingReview, events
+from lgos_ui.events import Citation, Finished
 from lgos_ui.tools import text_preview
-from lgos_ui.turn import (
-    FileNotShown,
-    FileShown,
-    Notice,
-    ReviewRequested,
-    ToolCall,
-    ToolDone,
-    TurnError,
-    TurnEvent,
-)
 
 from lgos_chainlit.reviews import send_review
 
@@ -61,44 +52,44 @@ class TurnView:
         """The running client tool's step, open from its call to its result."""
         self.tool_exit = AsyncExitStack()
 
-    async def show_all(self, events: AsyncIterator[TurnEvent]) -> None:
-        async for event in events:
+    async def show_all(self, stream: AsyncIterator[events.TurnEvent]) -> None:
+        async for event in stream:
             await self.show(event)
 
     def next_response(self) -> None:
         self.answer, self.citations, self.progress = None, [], Progress()
 
-    async def show(self, event: TurnEvent) -> None:
-        if isinstance(event, AnswerDelta | RefusalDelta):
+    async def show(self, event: events.TurnEvent) -> None:
+        if isinstance(event, events.AnswerDelta | events.RefusalDelta):
             self.answer = self.answer or cl.Message(content="")
             await self.answer.stream_token(event.text)
-        elif isinstance(event, Commentary):
+        elif isinstance(event, events.Commentary):
             await self.progress.add(event.text)
-        elif isinstance(event, ToolActivity):
+        elif isinstance(event, events.ToolActivity):
             async with cl.Step(name=event.name, type="tool", default_open=True) as step:
                 step.output = event.summary
-        elif isinstance(event, Citation):
+        elif isinstance(event, events.Citation):
             self.citations.append(event)
-        elif isinstance(event, Finished):
+        elif isinstance(event, events.Finished):
             await finish_answer(self.answer, self.citations, event)
             self.next_response()
-        elif isinstance(event, TurnError):
+        elif isinstance(event, events.TurnError):
             await answer_error(self.answer, event.text)
             self.next_response()
-        elif isinstance(event, Notice | FileNotShown):
+        elif isinstance(event, events.Notice):
             await cl.Message(content=event.text).send()
-        elif isinstance(event, FileShown):
+        elif isinstance(event, events.FileShown):
             await show_file(event)
-        elif isinstance(event, ReviewRequested):
-            await send_review(event.review)
-        elif isinstance(event, ToolCall):
+        elif isinstance(event, PendingReview):
+            await send_review(event)
+        elif isinstance(event, events.ToolCall):
             step = cl.Step(name=event.name, type="tool", show_input="json", default_open=True)
             step.input = event.arguments
             self.tool_step = await self.tool_exit.enter_async_context(step)
-        elif isinstance(event, ToolDone):
+        elif isinstance(event, events.ToolDone):
             await self.tool_done(event)
 
-    async def tool_done(self, event: ToolDone) -> None:
+    async def tool_done(self, event: events.ToolDone) -> None:
         if self.tool_step is not None:
             self.tool_step.output = f"failed: {event.text}" if event.failed else event.text
             self.tool_step.is_error = event.is_error
@@ -106,7 +97,7 @@ class TurnView:
         self.tool_step = None
 
 
-async def show_file(event: FileShown) -> None:
+async def show_file(event: events.FileShown) -> None:
     element: cl.Image | cl.File
     if event.mime.startswith("image/"):
         element = cl.Image(

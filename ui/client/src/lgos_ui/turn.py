@@ -10,8 +10,10 @@ the events the turn yields, in order:
 - each streamed Response ends with its :class:`~lgos_ui.events.Finished` (sources and outcome
   notes go under that Response's answer), or with a :class:`TurnError` when the request failed;
 - a client tool is run between Responses (:class:`ToolCall` … :class:`ToolDone`, or
-  :class:`FileShown` / :class:`FileNotShown` for ``display_file``); a review
-  (:class:`ReviewRequested`) is persisted before it is yielded and ends the turn.
+  :class:`FileShown` for ``display_file``, a warning :class:`Notice` when it cannot be shown);
+- a review (:class:`~lgos_ui.review.PendingReview`) is persisted before it is yielded and ends
+  the turn;
+- a background run is yielded as its :class:`BackgroundRun` once stored, then its progress.
 
 Request options, the tool-round limit, terminal states and the error texts live here once.
 """
@@ -32,11 +34,20 @@ from openai import APIError, APIStatusError, AsyncOpenAI
 from lgos_ui.catalog import GraphEntry
 from lgos_ui.errors import gateway_error_text
 from lgos_ui.events import (
+    TERMINAL,
+    BackgroundFinished,
+    BackgroundProgress,
+    BackgroundRun,
+    FileShown,
     Finished,
+    Notice,
     RefusalDelta,
     StreamMapper,
     ToolActivity,
-    UIEvent,
+    ToolCall,
+    ToolDone,
+    TurnError,
+    TurnEvent,
     commentary_texts,
     finished,
 )
@@ -57,8 +68,6 @@ log = logging.getLogger("lgos_ui")
 
 MAX_TOOL_ROUNDS = 8
 """Responses one turn may request while the graph keeps calling client tools."""
-TERMINAL = frozenset({"completed", "incomplete", "failed", "cancelled"})
-"""A background run's statuses that end polling."""
 STOPPING = frozenset({"error", "failed", "cancelled"})
 """Outcomes after which a turn neither stores the output nor answers calls."""
 KEPT = frozenset({"completed", "incomplete"})
@@ -77,124 +86,6 @@ def gateway_error(exc: APIStatusError) -> str:
 
 def unreachable(exc: APIError) -> str:
     return f"The gateway could not be reached ({exc.__class__.__name__})."
-
-
-# -- what a turn yields beyond the stream's own events -------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    """A client (MCP) tool call starts."""
-
-    call_id: str
-    name: str
-    arguments: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolDone:
-    """A client (MCP) tool call ended: ``failed`` when it could not run (``text`` says why),
-    ``is_error`` when it ran and the tool reported an error."""
-
-    call_id: str
-    name: str
-    arguments: str
-    text: str
-    is_error: bool = False
-    failed: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class FileShown:
-    """A ``display_file`` call's file, downloaded through the gateway, for the person."""
-
-    file_id: str
-    name: str
-    mime: str
-    content: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class FileNotShown:
-    file_id: str
-
-    @property
-    def text(self) -> str:
-        return f"The file `{self.file_id}` could not be downloaded."
-
-
-@dataclass(frozen=True, slots=True)
-class ReviewRequested:
-    """The Response paused for a review; it is already stored (ask from it, reload-safe)."""
-
-    review: PendingReview
-
-
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """Something the person should know; the turn goes on."""
-
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class TurnError:
-    """A request failed or the turn stopped; what was shown so far stays."""
-
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class BackgroundRun:
-    response_id: str
-    key: str
-    """The ``Idempotency-Key`` the run was created with."""
-    model: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"response_id": self.response_id, "key": self.key, "model": self.model}
-
-
-@dataclass(frozen=True, slots=True)
-class BackgroundStarted:
-    run: BackgroundRun
-
-
-@dataclass(frozen=True, slots=True)
-class BackgroundProgress:
-    """One poll of a background run: every commentary line so far and the ones new to it."""
-
-    response_id: str
-    status: str
-    elapsed: int
-    notes: tuple[str, ...]
-    new: tuple[str, ...]
-
-    @property
-    def terminal(self) -> bool:
-        return self.status in TERMINAL
-
-
-@dataclass(frozen=True, slots=True)
-class BackgroundFinished:
-    """The run ended; its output (when kept) is already stored."""
-
-    result: Finished
-
-
-TurnEvent = (
-    UIEvent
-    | ToolCall
-    | ToolDone
-    | FileShown
-    | FileNotShown
-    | ReviewRequested
-    | Notice
-    | TurnError
-    | BackgroundStarted
-    | BackgroundProgress
-    | BackgroundFinished
-)
 
 
 # -- what a UI provides ---------------------------------------------------------------------------
@@ -298,7 +189,7 @@ class Turn:
             review = pending_review(result.response_id or "", self.entry.model, result.output)
             await self.conversation.add(added, review)
             if review is not None:
-                yield ReviewRequested(review)
+                yield review
                 return
             calls = function_calls(result.output, exclude=[INTERRUPT_TOOL])
             if not calls or result.outcome != "completed":
@@ -363,14 +254,15 @@ class Turn:
                 yield event
             output = display_file_output(shown[0] if shown else None, shown=bool(shown))
         elif self.runner is not None and name in {t.name for t in self.mcp_tools}:
-            yield ToolCall(call_id, name, arguments)
+            started = ToolCall(call_id, name, arguments)
+            yield started
             try:
                 result = await self.runner.call_tool(name, parse_arguments(arguments))
             except MCPError as exc:
-                yield ToolDone(call_id, name, arguments, str(exc), is_error=True, failed=True)
+                yield ToolDone(started, str(exc), is_error=True, failed=True)
                 output = json.dumps({"error": str(exc)})
             else:
-                yield ToolDone(call_id, name, arguments, result.text, is_error=result.is_error)
+                yield ToolDone(started, result.text, is_error=result.is_error)
                 output = result.as_output()
         else:
             output = json.dumps({"error": f"this client does not implement {name!r}"})
@@ -386,7 +278,7 @@ class Turn:
             content = (await self.client.files.content(file_id)).read()
         except APIError as exc:
             log.warning("display_file %s failed: %s", file_id, exc.__class__.__name__)
-            yield FileNotShown(file_id)
+            yield Notice(f"The file `{file_id}` could not be downloaded.", warning=True)
             return
         name = meta.filename or file_id
         shown.append(name)
@@ -412,7 +304,7 @@ class Turn:
             return
         run = BackgroundRun(created.id, key, self.entry.model)
         await self.conversation.save_background(run)
-        yield BackgroundStarted(run)
+        yield run
 
     async def poll_background(self, response_id: str) -> AsyncIterator[TurnEvent]:
         """Progress on every poll until the run ends; its kept output joins the conversation."""
@@ -446,8 +338,8 @@ class Turn:
         """Start a background run and poll it to its end."""
         async for event in self.start_background(input_items):
             yield event
-            if isinstance(event, BackgroundStarted):
-                async for progress in self.poll_background(event.run.response_id):
+            if isinstance(event, BackgroundRun):
+                async for progress in self.poll_background(event.response_id):
                     yield progress
 
 

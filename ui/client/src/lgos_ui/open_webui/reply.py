@@ -15,17 +15,9 @@ from typing import Any
 
 from openai import APIError, AsyncOpenAI
 
+from lgos_ui import events, turn
 from lgos_ui.catalog import LIMITED_NOTICE, GraphEntry
-from lgos_ui.events import (
-    AnswerDelta,
-    Citation,
-    Commentary,
-    Finished,
-    RefusalDelta,
-    ToolActivity,
-    answer_text,
-    citations_of,
-)
+from lgos_ui.events import TurnEvent, answer_text, citations_of
 from lgos_ui.ledger import user_message
 from lgos_ui.mcp import MCPError, MCPTool, ToolResult
 from lgos_ui.open_webui.cards import (
@@ -48,21 +40,7 @@ from lgos_ui.open_webui.render import (
 from lgos_ui.open_webui.store import ChatConversation, ChatState, ChatStore, Exchange
 from lgos_ui.open_webui.variables import settings_values
 from lgos_ui.review import PendingReview, answer_from_text
-from lgos_ui.turn import (
-    BackgroundFinished,
-    BackgroundProgress,
-    BackgroundStarted,
-    FileNotShown,
-    FileShown,
-    Notice,
-    ReviewRequested,
-    ToolCall,
-    ToolDone,
-    ToolRunner,
-    Turn,
-    TurnError,
-    TurnEvent,
-)
+from lgos_ui.turn import Turn
 
 Emitter = Callable[[dict[str, Any]], Awaitable[Any]]
 Chunk = str | dict[str, Any]
@@ -73,7 +51,7 @@ class OpenWebUITools:
     """MCP tools through Open WebUI's own connection to the gateway's MCP server (the model's
     tool server, handed to the pipe as ``__tools__``), else through the gateway's endpoint."""
 
-    def __init__(self, tools: Mapping[str, Any], gateway: ToolRunner) -> None:
+    def __init__(self, tools: Mapping[str, Any], gateway: turn.ToolRunner) -> None:
         self.tools = tools
         self.gateway = gateway
 
@@ -111,7 +89,7 @@ class Reply:
     client: AsyncOpenAI
     store: ChatStore
     chat_variables: Any = None
-    tools: ToolRunner | None = None
+    tools: turn.ToolRunner | None = None
     mcp_graphs: Sequence[str] = ()
     poll_interval: float = 0.5
     progress: list[str] = field(default_factory=list)
@@ -127,7 +105,7 @@ class Reply:
         if not self.progress:
             await self.emit(status_event("", done=True, hidden=True))
 
-    def turn(self, state: ChatState) -> Turn:
+    def graph_turn(self, state: ChatState) -> Turn:
         return Turn(
             self.client,
             self.entry,
@@ -170,20 +148,20 @@ class Reply:
             state.exchanges.append(Exchange(text, [first]))
             self.store.save(self.chat_id, state)
             input_items.append(first)
-            turn = self.turn(state)
-            run = turn.background if turn.runs_in_background else turn.run
+            current = self.graph_turn(state)
+            run = current.background if current.runs_in_background else current.run
             async for chunk in self.show_all(run(input_items)):
                 yield chunk
             await self.settle()
         finally:
             await self.client.close()
 
-    async def show_all(self, events: AsyncIterator[TurnEvent]) -> AsyncIterator[Chunk]:
+    async def show_all(self, stream: AsyncIterator[TurnEvent]) -> AsyncIterator[Chunk]:
         running: str | None = None
         try:
-            async for event in events:
-                if isinstance(event, BackgroundStarted):
-                    running = event.run.response_id
+            async for event in stream:
+                if isinstance(event, events.BackgroundRun):
+                    running = event.response_id
                 async for chunk in self.show(event):
                     yield chunk
         except asyncio.CancelledError:
@@ -194,45 +172,45 @@ class Reply:
             raise
 
     async def show(self, event: TurnEvent) -> AsyncIterator[Chunk]:
-        if isinstance(event, AnswerDelta | RefusalDelta):
+        if isinstance(event, events.AnswerDelta | events.RefusalDelta):
             yield event.text
-        elif isinstance(event, Commentary):
+        elif isinstance(event, events.Commentary):
             await self.status(short(event.text, 300))
-        elif isinstance(event, Citation):
+        elif isinstance(event, events.Citation):
             await self.emit(source_event(event))
-        elif isinstance(event, ToolActivity):
+        elif isinstance(event, events.ToolActivity):
             await self.status(tool_line(event))
-        elif isinstance(event, Finished):
+        elif isinstance(event, events.Finished):
             note = outcome_note(event)
             if note:
                 yield note
-        elif isinstance(event, TurnError):
+        elif isinstance(event, events.TurnError):
             yield f"\n\n⚠️ {event.text}"
-        elif isinstance(event, Notice):
-            await self.status(event.text)
-        elif isinstance(event, ToolCall):
-            await self.status(f"Tool {event.name}: {short(event.arguments)}")
-        elif isinstance(event, ToolDone):
-            done = f"failed: {event.text}" if event.failed else f"→ {short(event.text)}"
-            await self.status(f"Tool {event.name} {done}")
-        elif isinstance(event, FileShown):
-            yield "\n\n" + file_markdown(event.name, event.mime, event.content) + "\n\n"
-        elif isinstance(event, FileNotShown):
+        elif isinstance(event, events.Notice) and event.warning:
             yield f"\n\n⚠️ {event.text}\n\n"
-        elif isinstance(event, ReviewRequested):
-            async for chunk in self.ask(event.review):
+        elif isinstance(event, events.Notice):
+            await self.status(event.text)
+        elif isinstance(event, events.ToolCall):
+            await self.status(f"Tool {event.name}: {short(event.arguments)}")
+        elif isinstance(event, events.ToolDone):
+            done = f"failed: {event.text}" if event.failed else f"→ {short(event.text)}"
+            await self.status(f"Tool {event.call.name} {done}")
+        elif isinstance(event, events.FileShown):
+            yield "\n\n" + file_markdown(event.name, event.mime, event.content) + "\n\n"
+        elif isinstance(event, PendingReview):
+            async for chunk in self.ask(event):
                 yield chunk
-        elif isinstance(event, BackgroundProgress):
+        elif isinstance(event, events.BackgroundProgress):
             for note in event.new:
                 await self.status(short(note, 300))
             if not event.terminal and not event.notes:
                 line = f"Background run {event.status} ({event.elapsed} s)"
                 await self.emit(status_event(line))
-        elif isinstance(event, BackgroundFinished):
+        elif isinstance(event, events.BackgroundFinished):
             async for chunk in self.background_result(event.result):
                 yield chunk
 
-    async def background_result(self, result: Finished) -> AsyncIterator[Chunk]:
+    async def background_result(self, result: events.Finished) -> AsyncIterator[Chunk]:
         text = answer_text(result.output)
         if text:
             yield text
@@ -288,7 +266,7 @@ class Reply:
             return
         state.review = None
         self.store.save(self.chat_id, state)
-        async for chunk in self.show_all(self.turn(state).resume(review)):
+        async for chunk in self.show_all(self.graph_turn(state).resume(review)):
             yield chunk
         await self.settle()
 

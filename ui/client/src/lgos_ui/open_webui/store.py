@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lgos_ui.events import BackgroundRun
 from lgos_ui.ledger import Item
 from lgos_ui.review import PendingReview
-from lgos_ui.turn import BackgroundRun
 
 
 @dataclass
