@@ -35,6 +35,8 @@ from lgos_ui.open_webui import (
     variables_prompt,
 )
 
+from tests.unit.lgos_ui.samples import SCHEMA
+
 ROOT = Path(__file__).resolve().parents[3]
 STREAMS = Path(__file__).with_name("streams")
 
@@ -102,14 +104,7 @@ SIMPLE = catalog_entry(
     client_settings={
         "json_schema": {
             "type": "object",
-            "properties": {
-                "use_history": {"type": "boolean", "default": False, "title": "Use History"},
-                "audience": {
-                    "type": "string",
-                    "enum": ["general", "beginner", "expert"],
-                    "default": "general",
-                },
-            },
+            "properties": {k: SCHEMA["properties"][k] for k in ("use_history", "audience")},
         },
         "defaults": {"use_history": False, "audience": "general"},
     },
