@@ -74,6 +74,11 @@ class Person:
     def settle(self) -> None:
         """Wait until a freshly opened page is ready for input."""
 
+    def new_chat(self) -> None:
+        """Leave the current chat for a fresh one."""
+        self.page.goto(self.base_url)
+        self.settle()
+
     # -- what each UI's person does on its own page -----------------------------------------------
 
     def open(self, graph: str) -> None:
@@ -333,6 +338,7 @@ def save_a_note(person: Person, notes: Notes) -> tuple[str, set[str]]:
 def rejected_notes_are_never_stored(person: Person, notes: Notes) -> None:
     """A rejected note, and a revised one rejected after all, store nothing."""
     reject_a_note(person, notes)
+    person.new_chat()
     revise_then_reject_a_note(person, notes)
 
 
