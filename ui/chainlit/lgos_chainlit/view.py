@@ -44,6 +44,8 @@ class Progress:
 
 
 class TurnView:
+    """Shows the events of one turn (a message, a review's answer) as they come."""
+
     def __init__(self) -> None:
         self.answer: cl.Message | None = None
         self.citations: list[Citation] = []
