@@ -84,7 +84,7 @@ $(CHAINLIT): ui/chainlit/requirements.txt | $(UV)
 # Open WebUI (port 3003) in its own pinned venv (torch's CPU wheel first: ≈ 2.9 GB, ≈ 5 min),
 # with the shared client package the LGOS pipe imports (re-installed when it changes).
 OPEN_WEBUI := $(TOOLS)/open-webui/.installed
-LGOS_UI_SOURCES := ui/client/pyproject.toml $(wildcard ui/client/src/lgos_ui/*.py)
+LGOS_UI_SOURCES := ui/client/pyproject.toml $(wildcard ui/client/src/lgos_ui/*.py ui/client/src/lgos_ui/*/*.py)
 $(OPEN_WEBUI): ui/open-webui/requirements.txt $(LGOS_UI_SOURCES) | $(UV)
 	test -x $(TOOLS)/open-webui/bin/pip || $(PYTHON) -m venv $(TOOLS)/open-webui
 	$(TOOLS)/open-webui/bin/pip install --quiet --disable-pip-version-check \
