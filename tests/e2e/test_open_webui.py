@@ -22,9 +22,9 @@ from typing import Any, TypeVar
 
 import httpx
 import pytest
+from lgos_stack.keys import FILES_DEV_KEY
 from openai import AsyncOpenAI
 
-from scripts.devstack import FILES_DEV_KEY
 from tests.support import browser
 from tests.support.advanced import note_files, store_file_ids
 from tests.support.browser import Person
