@@ -25,14 +25,15 @@ COPY pyproject.toml uv.lock ./
 COPY services/lgos/pyproject.toml services/lgos/pyproject.toml
 COPY services/offline-model/pyproject.toml services/offline-model/pyproject.toml
 COPY services/files/pyproject.toml services/files/pyproject.toml
-COPY services/http-framing/pyproject.toml services/http-framing/pyproject.toml
+COPY services/service-kit/pyproject.toml services/service-kit/pyproject.toml
 COPY graphs/pyproject.toml graphs/pyproject.toml
 COPY gateways/pyproject.toml gateways/pyproject.toml
 COPY ui/client/pyproject.toml ui/client/pyproject.toml
+COPY scripts/dev-stack/pyproject.toml scripts/dev-stack/pyproject.toml
 
 # --- lgos ------------------------------------------------------------------------------------
 FROM base AS lgos
-COPY services/http-framing/src services/http-framing/src
+COPY services/service-kit/src services/service-kit/src
 COPY services/lgos/src services/lgos/src
 COPY graphs/src graphs/src
 # /knowledge: the knowledge-setup job writes advanced-graph's vector-store id into a named
@@ -48,7 +49,7 @@ CMD ["lgos", "serve", "lgos_demo_graphs.registry:create_registry", "--host", "0.
 
 # --- offline-model ---------------------------------------------------------------------------
 FROM base AS offline-model
-COPY services/http-framing/src services/http-framing/src
+COPY services/service-kit/src services/service-kit/src
 COPY services/offline-model/src services/offline-model/src
 RUN uv sync --frozen --no-dev --package offline-model
 
@@ -62,7 +63,7 @@ CMD ["offline-model", "--host", "0.0.0.0", "--port", "3007"]
 FROM base AS files
 ENV FILES_HOST=0.0.0.0 \
     FILES_STORAGE_DIR=/data
-COPY services/http-framing/src services/http-framing/src
+COPY services/service-kit/src services/service-kit/src
 COPY services/files/src services/files/src
 RUN uv sync --frozen --no-dev --package files-service \
     && mkdir /data && chown 10001 /data
@@ -76,8 +77,7 @@ CMD ["files-service", "--host", "0.0.0.0", "--port", "3006"]
 
 # --- gateway-jobs ----------------------------------------------------------------------------
 FROM base AS gateway-jobs
-COPY services/http-framing/src services/http-framing/src
-COPY services/lgos/src services/lgos/src
+COPY services/service-kit/src services/service-kit/src
 COPY gateways/src gateways/src
 COPY gateways/litellm gateways/litellm
 COPY gateways/bifrost gateways/bifrost

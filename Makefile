@@ -18,8 +18,9 @@ $(UV):
 
 $(SYNCED): $(UV) uv.lock pyproject.toml services/lgos/pyproject.toml \
 		services/offline-model/pyproject.toml services/files/pyproject.toml \
-		services/http-framing/pyproject.toml \
-		graphs/pyproject.toml gateways/pyproject.toml ui/client/pyproject.toml
+		services/service-kit/pyproject.toml \
+		graphs/pyproject.toml gateways/pyproject.toml ui/client/pyproject.toml \
+		scripts/dev-stack/pyproject.toml
 	# Bytecode at install time: with PYTHONDONTWRITEBYTECODE set (as on these machines) every
 	# process would otherwise recompile its imports, ~3 s of CPU per LGOS or worker start.
 	$(UV) sync --frozen --compile-bytecode
@@ -83,7 +84,7 @@ $(CHAINLIT): ui/chainlit/requirements.txt | $(UV)
 # Open WebUI (port 3003) in its own pinned venv (torch's CPU wheel first: ≈ 2.9 GB, ≈ 5 min),
 # with the shared client package the LGOS pipe imports (re-installed when it changes).
 OPEN_WEBUI := $(TOOLS)/open-webui/.installed
-LGOS_UI_SOURCES := ui/client/pyproject.toml $(wildcard ui/client/src/lgos_ui/*.py)
+LGOS_UI_SOURCES := ui/client/pyproject.toml $(wildcard ui/client/src/lgos_ui/*.py ui/client/src/lgos_ui/*/*.py)
 $(OPEN_WEBUI): ui/open-webui/requirements.txt $(LGOS_UI_SOURCES) | $(UV)
 	test -x $(TOOLS)/open-webui/bin/pip || $(PYTHON) -m venv $(TOOLS)/open-webui
 	$(TOOLS)/open-webui/bin/pip install --quiet --disable-pip-version-check \

@@ -18,7 +18,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,61 +27,18 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
-
-from scripts.bench_queue import database
-from scripts.ports import free_port
-from scripts.servers import Server, serve, serve_searxng
-from scripts.stats import percentile_ms
+from lgos_stack.bench.machine import install_uvloop
+from lgos_stack.bench.services import services
+from lgos_stack.bench.stats import percentile_ms
+from lgos_stack.ports import free_port
+from lgos_stack.processes import Server, serve
 
 CHAT = "Explain why idempotency matters."
 RESEARCH = "Search the web and my knowledge for LangGraph durable execution idempotency."
 SAVE = "Remember this exact note: benchmarks print numbers."
 PATHS = ("chat", "research", "save → approve")
-API_KEY = "sk-bench-files"
 
 Run = Callable[[], Awaitable[None]]
-
-
-@contextmanager
-def services(state: Path) -> Iterator[dict[str, str]]:
-    """offline-model, SearXNG, the Files service with a knowledge store: the graph's env."""
-    with ExitStack() as stack:
-        model_port, files_port = free_port(), free_port()
-        model = stack.enter_context(
-            serve(
-                ["offline_model", "--port", str(model_port)],
-                port=model_port,
-                env={},
-                log=state / "model.log",
-            )
-        )
-        searxng = stack.enter_context(serve_searxng(state))
-        postgres = stack.enter_context(database())
-        files = stack.enter_context(
-            serve(
-                ["files_service"],
-                port=files_port,
-                env={
-                    "FILES_PORT": str(files_port),
-                    "FILES_POSTGRES_URI": postgres,
-                    "FILES_STORAGE_DIR": str(state / "files"),
-                    "FILES_API_KEYS": API_KEY,
-                },
-                log=state / "files.log",
-            )
-        )
-        store = httpx.post(
-            f"{files.url}/v1/vector_stores",
-            json={"name": "bench-knowledge"},
-            headers={"Authorization": f"Bearer {API_KEY}"},
-        ).json()["id"]
-        yield {
-            "DEMO_API_OFFLINE_MODEL_URL": f"{model.url}/v1",
-            "DEMO_API_WEB_SEARCH_URL": searxng.url,
-            "DEMO_API_FILES_BASE_URL": f"{files.url}/v1",
-            "DEMO_API_FILES_API_KEY": API_KEY,
-            "DEMO_API_VECTOR_STORE_ID": store,
-        }
 
 
 @contextmanager
@@ -189,12 +146,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=20, help="timed requests per path and side")
     args = parser.parse_args()
-    try:
-        import uvloop
-
-        uvloop.install()  # as `lgos serve` runs
-    except ImportError:
-        pass
+    install_uvloop()
     with tempfile.TemporaryDirectory(prefix="bench-advanced-") as tmp, services(Path(tmp)) as env:
         rows = asyncio.run(run_both(env, Path(tmp), args.runs))
     print(

@@ -21,7 +21,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -29,11 +28,9 @@ from pathlib import Path
 
 import httpx
 import psutil
-import psycopg
-
-from scripts.ports import free_port
-
-ROOT = Path(__file__).resolve().parents[1]
+from lgos_stack.bench.services import database
+from lgos_stack.paths import ROOT
+from lgos_stack.ports import free_port
 
 KEY = "sk-bench"
 MB = 1024 * 1024
@@ -51,18 +48,6 @@ WORDS = (
     "kilo",
     "lima",
 )
-
-
-@contextmanager
-def scratch_database(server_uri: str) -> Iterator[str]:
-    name = f"lgos_files_bench_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(server_uri, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield psycopg.conninfo.make_conninfo(server_uri, dbname=name)
-    finally:
-        with psycopg.connect(server_uri, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @contextmanager
@@ -237,7 +222,7 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     with (
         tempfile.TemporaryDirectory(prefix="files-bench-") as tmp,
-        scratch_database(server_uri) as db,
+        database(server_uri, "lgos_files_bench") as db,
         files_service(db, Path(tmp), args.embeddings_url) as (url, service),
     ):
         state = Path(tmp)

@@ -45,11 +45,12 @@ from lgos_demo_graphs import simple_graph
 from lgos_gateways.catalog import fetch_catalog, lgos_client
 from lgos_gateways.litellm_catalog import Upstream, merge_catalog
 from lgos_gateways.litellm_sync import BASE_CONFIG
-
-from scripts.bench_graphs import STREAM_CHUNKS
-from scripts.bench_serving import Cell, Connection, drive, start_server
-from scripts.ports import free_port
-from scripts.servers import LITELLM_BIN, ROOT, Server, serve, serve_litellm
+from lgos_stack.bench.graphs import REGISTRY, STREAM_CHUNKS
+from lgos_stack.bench.serving import Cell, Connection, drive, start_server
+from lgos_stack.paths import LITELLM_BIN, ROOT
+from lgos_stack.ports import free_port
+from lgos_stack.processes import Server, serve
+from lgos_stack.servers import serve_litellm
 
 GATEWAY_KEY = "sk-bench-gateway"
 # Counted the same way on both sides: LGOS's data lines and LiteLLM's data-only re-emission
@@ -527,7 +528,7 @@ def main() -> None:
     with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="bench-gateway-") as tmp:
         state = Path(tmp)
         lgos_port = free_port()
-        models, registry, lgos_env = BENCH_MODELS, "scripts.bench_graphs:create_registry", {}
+        models, registry, lgos_env = BENCH_MODELS, REGISTRY, {}
         chunks: int | None = STREAM_CHUNKS
         if args.graph == "simple-graph":
             model_port = free_port()

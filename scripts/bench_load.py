@@ -32,8 +32,6 @@ import argparse
 import asyncio
 import os
 import re
-import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -47,27 +45,23 @@ from typing import Any
 
 import httpx
 import yaml
-
-from scripts.bench_advanced import services
-from scripts.bench_queue import database
-from scripts.load_client import (
-    Check,
+from lgos_stack.bench.load_client import (
     OpenStreams,
     RSSMeter,
     StreamResult,
-    install_uvloop,
-    load_average,
     output_text,
-    print_checks,
-    raise_fd_limit,
     stream_response,
 )
-from scripts.ports import free_port
-from scripts.servers import ROOT, Server, serve, serve_lgos
-from scripts.stats import percentile_ms
+from lgos_stack.bench.machine import install_uvloop, load_average, raise_fd_limit
+from lgos_stack.bench.report import Check, print_checks
+from lgos_stack.bench.services import database, services
+from lgos_stack.bench.stats import percentile_ms
+from lgos_stack.paths import LITELLM_BIN, ROOT
+from lgos_stack.ports import free_port
+from lgos_stack.processes import Server, serve
+from lgos_stack.servers import serve_lgos, serve_redis
 
 TARGET = "lgos_demo_graphs.registry:create_registry"
-LITELLM_BIN = ROOT / ".tools" / "litellm" / "bin" / "litellm"
 GATEWAY_KEY = "sk-bench-load-gateway"
 RESEARCH = "Search the web and my knowledge for LangGraph durable execution idempotency."
 SAVE = "Remember this exact note: load benchmarks print numbers."
@@ -82,39 +76,6 @@ def comparable(text: str) -> str:
 
 
 # --- the stack ---------------------------------------------------------------------------------
-
-
-@contextmanager
-def private_redis(state: Path) -> Iterator[str]:
-    """A private redis-server on a free port: nothing shared is flushed or filled."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        raise SystemExit("redis-server is not installed (`make sync` installs it)")
-    port = free_port()
-    log = (state / "redis.log").open("wb")
-    process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        deadline = time.monotonic() + 15
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
-                    sock.sendall(b"PING\r\n")
-                    if sock.recv(16).startswith(b"+PONG"):
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit("redis-server did not start")
-            time.sleep(0.1)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        log.close()
 
 
 def gateway_config(state: Path, lgos: Server) -> Path:
@@ -164,7 +125,7 @@ def stack(state: Path, token_delay: float, with_gateway: bool) -> Iterator[Stack
         env = {
             **demo_env,
             "LGOS_POSTGRES_URI": stack.enter_context(database()),
-            "LGOS_REDIS_URL": stack.enter_context(private_redis(state)),
+            "LGOS_REDIS_URL": stack.enter_context(serve_redis(state)),
             "LGOS_BACKGROUND": "distributed",
             "LGOS_BACKGROUND_QUEUE": f"lgos-bench-load:{uuid.uuid4().hex[:8]}",
             "LGOS_STATE_DIR": str(state / "lgos"),

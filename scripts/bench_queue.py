@@ -20,70 +20,27 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import subprocess
-import sys
-import time
-import urllib.request
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from pathlib import Path
 
 import httpx
 import psycopg
+from lgos_stack.bench.graphs import REGISTRY as TARGET
+from lgos_stack.bench.services import REDIS_URL, database
+from lgos_stack.bench.stats import percentile_ms
+from lgos_stack.paths import ROOT
+from lgos_stack.ports import free_port
+from lgos_stack.processes import serve
 
-from scripts.ports import free_port
-from scripts.stats import percentile_ms
-
-ROOT = Path(__file__).resolve().parents[1]
-
-ADMIN_URI = os.environ.get(
-    "LGOS_BENCH_POSTGRES_URI", "postgresql://postgres@127.0.0.1:5432/postgres"
-)
-REDIS_URL = os.environ.get("LGOS_BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")
-TARGET = "scripts.bench_graphs:create_registry"
 BODY = {"model": "bench-background", "input": "hi", "background": True}
 TERMINAL = ("completed", "incomplete", "failed", "cancelled")
 
 
 @contextmanager
-def database() -> Iterator[str]:
-    name = f"lgos_bench_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(ADMIN_URI, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield f"{ADMIN_URI.rsplit('/', 1)[0]}/{name}"
-    finally:
-        with psycopg.connect(ADMIN_URI, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-@contextmanager
 def process(args: list[str], env: dict[str, str], port: int) -> Iterator[None]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "lgos", *args, "--port", str(port)],
-        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit(f"lgos {args[0]} did not start") from None
-                time.sleep(0.1)
+    with serve(["lgos", *args, "--port", str(port)], port=port, env=env, log=None, timeout=60):
         yield
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 async def create(http: httpx.AsyncClient) -> str:

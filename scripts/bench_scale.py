@@ -32,23 +32,20 @@ from typing import Any
 
 import orjson
 import psutil
-
-from scripts.load_client import (
-    Check,
+from lgos_stack.bench.graphs import SCALE_REGISTRY
+from lgos_stack.bench.load_client import (
     OpenStreams,
     RSSMeter,
     StreamResult,
-    install_uvloop,
-    load_average,
     output_text,
-    print_checks,
-    raise_fd_limit,
     settle,
     stream_response,
 )
-from scripts.ports import free_port
-from scripts.servers import Server, serve
-from scripts.stats import percentile_ms
+from lgos_stack.bench.machine import install_uvloop, load_average, raise_fd_limit
+from lgos_stack.bench.report import Check, print_checks
+from lgos_stack.bench.stats import percentile_ms
+from lgos_stack.ports import free_port
+from lgos_stack.processes import Server, serve
 
 TOKEN_DELAY = 0.2
 # A saturated process is slow, not broken: on a busy shared machine the run took 205 s.
@@ -79,7 +76,7 @@ def stack(state: Path, lgos_core: int | None, others: set[int] | None) -> Iterat
         port = free_port()
         lgos = stack.enter_context(
             serve(
-                ["lgos", "serve", "scripts.scale_graphs:create_registry", "--port", str(port)],
+                ["lgos", "serve", SCALE_REGISTRY, "--port", str(port)],
                 port=port,
                 env={
                     "BENCH_SLOW_MODEL_URL": f"{models['slow'].url}/v1",

@@ -6,7 +6,9 @@ by default; ADVANCED_GRAPH_MODEL overrides the model, lgos/advanced-graph.)
 
 Runs chat, a file summary, Web search with citations, the calculate_sum function round trip and a
 save → review → approve, each printed under its own heading. With no model key the stack answers
-with offline-model, the deterministic stand-in, and says so in every answer.
+with offline-model, the deterministic stand-in, and says so in every answer. The function round
+trip, the citations and the review come from the examples that show each one alone
+(client_function.py, web_search_citations.py, approval.py).
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ import json
 import os
 from typing import Any
 
+from approval import answer, review_call
+from client_function import round_trip
 from openai import OpenAI
+from web_search_citations import url_citations
 
 gateway_url = os.environ.get(
     "OPENAI_BASE_URL", f"http://127.0.0.1:{os.getenv('LGOS_GATEWAY_PORT', '3000')}/v1"
@@ -61,62 +66,17 @@ response = respond(
     tools=[{"type": "web_search"}],
     tool_choice="required",
 )
-citations = [
-    annotation.url
-    for item in response.output
-    if item.type == "message"
-    for part in item.content
-    if part.type == "output_text"
-    for annotation in part.annotations
-    if annotation.type == "url_citation"
-]
 print(response.output_text)
-print(citations)
+print(url_citations(response))
 
 print("== client function")
-tool = {
-    "type": "function",
-    "name": "calculate_sum",
-    "description": "Add a list of integers.",
-    "parameters": {
-        "type": "object",
-        "properties": {"numbers": {"type": "array", "items": {"type": "integer"}}},
-        "required": ["numbers"],
-        "additionalProperties": False,
-    },
-    "strict": True,
-}
 ledger: list[Any] = [{"role": "user", "content": "Add 12, 30, and 5."}]
-called = respond(ledger, tools=[tool], tool_choice={"type": "function", "name": "calculate_sum"})
-call = next(item for item in called.output if item.type == "function_call")
-arguments = json.loads(call.arguments)
-ledger.extend(called.output)
-ledger.append(
-    {
-        "type": "function_call_output",
-        "call_id": call.call_id,
-        "output": json.dumps({"total": sum(arguments["numbers"])}),
-    }
-)
-completed = respond(ledger, tools=[tool])
+_, completed = round_trip(client, model, ledger)
 print(completed.output_text)
 
 print("== save, review, approve")
 pending = respond("Remember this exact note: retries need idempotency keys.")
-review = next(
-    item
-    for item in pending.output
-    if item.type == "function_call" and item.name == "lgos_interrupt"
-)
+review = review_call(pending)
 print(json.loads(review.arguments))
-completed = respond(
-    [
-        {
-            "type": "function_call_output",
-            "call_id": review.call_id,
-            "output": "approve",  # Or "reject" or revision feedback.
-        }
-    ],
-    previous_response_id=pending.id,
-)
+completed = respond(answer(review, "approve"), previous_response_id=pending.id)  # or "reject"
 print(completed.output_text)

@@ -5,16 +5,12 @@ OPENAI_BASE_URL=http://127.0.0.1:3004/v1 python scripts/examples/background_repo
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
 
-from openai import OpenAI
+from connect import lgos_client
 
-client = OpenAI(
-    base_url=os.environ.get("OPENAI_BASE_URL", "http://127.0.0.1:3004/v1"),
-    api_key=os.environ.get("OPENAI_API_KEY", "sk-lgos-local-only"),  # make dev's LGOS key
-)
+client = lgos_client()
 # The Idempotency-Key makes a retried create return this same Response instead of a new run.
 response = client.responses.create(
     model="background-report",

@@ -6,14 +6,10 @@ OPENAI_BASE_URL=http://127.0.0.1:3004/v1 python scripts/examples/quickstart.py
 from __future__ import annotations
 
 import json
-import os
 
-from openai import OpenAI
+from connect import lgos_client
 
-client = OpenAI(
-    base_url=os.environ.get("OPENAI_BASE_URL", "http://127.0.0.1:3004/v1"),
-    api_key=os.environ.get("OPENAI_API_KEY", "sk-lgos-local-only"),  # make dev's LGOS key
-)
+client = lgos_client()
 
 print("models:")
 for model in client.models.list():

@@ -5,14 +5,9 @@ OPENAI_BASE_URL=http://127.0.0.1:3004/v1 python scripts/examples/status_commenta
 
 from __future__ import annotations
 
-import os
+from connect import lgos_client
 
-from openai import OpenAI
-
-client = OpenAI(
-    base_url=os.environ.get("OPENAI_BASE_URL", "http://127.0.0.1:3004/v1"),
-    api_key=os.environ.get("OPENAI_API_KEY", "sk-lgos-local-only"),  # make dev's LGOS key
-)
+client = lgos_client()
 
 stream = client.responses.create(model="status-events", input="Plan a picnic.", stream=True)
 for event in stream:

@@ -5,29 +5,31 @@ OPENAI_BASE_URL=http://127.0.0.1:3004/v1 python scripts/examples/web_search_cita
 
 from __future__ import annotations
 
-import os
+from typing import Any
 
-from openai import OpenAI
+from connect import lgos_client
 
-client = OpenAI(
-    base_url=os.environ.get("OPENAI_BASE_URL", "http://127.0.0.1:3004/v1"),
-    api_key=os.environ.get("OPENAI_API_KEY", "sk-lgos-local-only"),  # make dev's LGOS key
-)
-response = client.responses.create(
-    model="server-tools",
-    input="Find the current LangGraph interrupt guidance and cite it.",
-    tools=[{"type": "web_search"}],
-    tool_choice="required",
-    store=False,
-)
-citations = [
-    annotation.url
-    for item in response.output
-    if item.type == "message"
-    for part in item.content
-    if part.type == "output_text"
-    for annotation in part.annotations
-    if annotation.type == "url_citation"
-]
-print(response.output_text)
-print(citations)
+
+def url_citations(response: Any) -> list[str]:
+    """The URLs the answer's text cites (its ``url_citation`` annotations), in order."""
+    return [
+        annotation.url
+        for item in response.output
+        if item.type == "message"
+        for part in item.content
+        if part.type == "output_text"
+        for annotation in part.annotations
+        if annotation.type == "url_citation"
+    ]
+
+
+if __name__ == "__main__":
+    response = lgos_client().responses.create(
+        model="server-tools",
+        input="Find the current LangGraph interrupt guidance and cite it.",
+        tools=[{"type": "web_search"}],
+        tool_choice="required",
+        store=False,
+    )
+    print(response.output_text)
+    print(url_citations(response))

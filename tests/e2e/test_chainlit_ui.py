@@ -11,44 +11,27 @@ import re
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 import yaml
-from playwright.sync_api import Browser, WebSocket
+from playwright.sync_api import WebSocket
 
-from tests.support.browser import Person, browser_user
-from tests.support.devstack import (
-    DEVSTACK,
-    GATEWAY_KEY,
-    detached_stack,
-    files_service,
-    pg_data_dir,
-)
+from tests.support import browser
+from tests.support.browser import BrowserUI, Person
+from tests.support.devstack import DEVSTACK, GATEWAY_KEY, files_service
 
 pytestmark = pytest.mark.socket
 SCREENSHOTS = "chainlit"
+UI_PORT = "CHAINLIT_PORT"
 
 USER, PASSWORD = "admin", "lgos-local-dev"
+STARTUP = ("Chainlit UI:", f"login {USER} / {PASSWORD}")
+STACK_ENV = {"CHAINLIT_CATALOG_TTL": "1", "DEMO_API_REPORT_STEP_SECONDS": "2"}
 SOCKET_SETTLE_MS = 1500
 """Chainlit's socket connects a moment after #chat-input shows (FINDINGS)."""
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    extra = {
-        "CHAINLIT_CATALOG_TTL": "1",
-        "DEMO_API_REPORT_STEP_SECONDS": "2",
-    }
-    with (
-        pg_data_dir() as pg_data,
-        detached_stack(tmp_path_factory.mktemp("chainlit-stack"), pg_data, extra) as (env, out),
-    ):
-        assert "Chainlit UI:" in out and f"login {USER} / {PASSWORD}" in out
-        yield env
 
 
 class ChainlitUser(Person):
@@ -77,7 +60,7 @@ class ChainlitUser(Person):
         self.page.click("button[type=submit]")
         self.settle()
 
-    def pick(self, graph: str) -> None:
+    def open(self, graph: str) -> None:
         self.page.click("#chat-profiles")
         self.page.click(f'[data-test="select-item:{graph}"]')
         confirm = self.page.locator("#confirm")
@@ -92,11 +75,16 @@ class ChainlitUser(Person):
         self.page.fill("#chat-input", text)
         self.page.keyboard.press("Enter")
 
-    def ask(self, text: str, expect: str) -> None:
-        """Send a message, see ``expect`` appear, wait for the run to end."""
-        self.send(text)
-        self.expect_text(expect)
-        self.wait_idle()
+    def attach(self, path: Path) -> None:
+        self.page.set_input_files("#upload-button-input", str(path))
+        self.expect_text(path.name)
+        self.shot("file attached")
+
+    def choose(self, choice: str) -> None:
+        self.click_button(choice.capitalize())
+
+    def revise(self, feedback: str) -> None:
+        self.send(feedback)  # a typed message answers a pending review
 
     def wait_idle(self, timeout: float = 60.0) -> None:
         """The run is over when Chainlit's stop button is gone."""
@@ -129,20 +117,11 @@ class ChainlitUser(Person):
         button.last.click()
 
 
-def chainlit_url(stack: dict[str, str]) -> str:
-    return f"http://127.0.0.1:{stack['CHAINLIT_PORT']}"
-
-
 PERSON = ChainlitUser
 
 
-@pytest.fixture(scope="module")
-def ui_url(stack: dict[str, str]) -> str:
-    return chainlit_url(stack)
-
-
-def test_a_wrong_password_is_refused(browser: Browser, stack: dict[str, str], shots: Path) -> None:
-    with browser_user(browser, ChainlitUser, chainlit_url(stack), shots, "wrong_password") as user:
+def test_a_wrong_password_is_refused(ui: BrowserUI) -> None:
+    with ui.user("wrong_password") as user:
         user.page.goto(user.base_url)
         user.expect_visible("#email")
         user.page.fill("#email", USER)
@@ -169,7 +148,7 @@ def test_login_shows_one_profile_per_graph_with_its_description(person: Chainlit
 
 
 def test_plain_chat_streams_the_answer(person: ChainlitUser) -> None:
-    person.pick("simple-graph")
+    person.open("simple-graph")
     person.ask("What does a checkpointer do?", 'You said: "What does a checkpointer do?"')
     person.shot("streamed answer")
     assert person.stream_tokens > 5, "the answer arrived whole, not token by token"
@@ -181,29 +160,36 @@ def test_plain_chat_streams_the_answer(person: ChainlitUser) -> None:
 
 
 def test_settings_change_the_answer(person: ChainlitUser) -> None:
-    person.pick("simple-graph")
+    person.open("simple-graph")
     person.ask("Explain retries.", "for a general audience")
     person.choose_setting("audience", "expert")
     person.ask("Explain retries again.", "for a expert audience")
     person.shot("answer for experts")
 
 
+OUTCOMES = [
+    ("refusal", "Do the forbidden thing.", "Refused: I can't help with that request."),
+    (
+        "incomplete",
+        "Tell me a long story about queues.",
+        "The answer is incomplete (max_output_tokens).",
+    ),
+    ("failure", "Fail after a partial answer.", "The graph failed:"),
+]
+
+
 def test_refusal_incomplete_and_failure_are_shown_as_such(person: ChainlitUser) -> None:
-    person.pick("response-outcomes")
-    person.choose_setting("outcome", "refusal")
-    person.ask("Do the forbidden thing.", "Refused: I can't help with that request.")
-    person.choose_setting("outcome", "incomplete")
-    person.ask(
-        "Tell me a long story about queues.", "The answer is incomplete (max_output_tokens)."
-    )
-    assert person.answers()[-1].startswith("[offline-model")  # the partial text stays
-    person.choose_setting("outcome", "failure")
-    person.ask("Fail after a partial answer.", "The graph failed:")
+    person.open("response-outcomes")
+    for outcome, question, shown in OUTCOMES:
+        person.choose_setting("outcome", outcome)
+        person.ask(question, shown)
+        if outcome == "incomplete":
+            assert person.answers()[-1].startswith("[offline-model")  # the partial text stays
     person.shot("refusal, incomplete and failed turns")
 
 
 def test_commentary_is_shown_as_progress_apart_from_the_answer(person: ChainlitUser) -> None:
-    person.pick("status-events")
+    person.open("status-events")
     person.send("Summarize the queue design.")
     person.expect_text("Reading the question")
     person.expect_text("Drafting the answer")
@@ -226,70 +212,40 @@ def test_commentary_is_shown_as_progress_apart_from_the_answer(person: ChainlitU
 def test_research_cites_a_url_searxng_returned(
     person: ChainlitUser, stack: dict[str, str], graph: str, question: str
 ) -> None:
-    person.pick(graph)
+    person.open(graph)
     person.send(question)
     person.expect_text("Sources")
     person.expect_text("Searching the web")
     person.wait_idle()
     person.shot("answer with sources")
-    returned = httpx.get(
-        f"http://127.0.0.1:{stack['SEARXNG_PORT']}/search",
-        params={"q": question, "format": "json"},
-        timeout=10.0,
-    ).json()
-    urls = {result["url"] for result in returned["results"]}
+    urls = browser.searxng_urls(stack, question)
     link = person.page.get_by_role("link", name="LangGraph interrupts: human-in-the-loop guidance")
     href = link.first.get_attribute("href")
     assert href in urls, f"{href} is not among SearXNG's results {urls}"
-    # No internet here: the click is answered locally, which proves where it leads.
-    person.page.context.route(str(href), lambda route: route.fulfill(body="cited page"))
-    with person.page.context.expect_page() as opened:
-        link.first.click()
-    opened.value.wait_for_load_state()
-    assert opened.value.url == href and "cited page" in opened.value.inner_text("body")
+    browser.follow_source(person, link.first, str(href))
 
 
 def test_review_approve(person: ChainlitUser) -> None:
-    person.pick("interruptible-approval")
-    person.send("Rename the project to Atlas")
-    person.expect_text("Review requested")
-    person.expect_text("Approve this change? Proposed change: Rename the project to Atlas")
-    person.shot("review")
-    person.click_button("Approve")
-    person.expect_text("Decision: approved. Applied: Proposed change: Rename the project to Atlas")
-    person.wait_idle()
-    person.shot("approved")
+    applied = "Decision: approved. Applied: Proposed change: Rename the project to Atlas"
+    browser.decide_on_a_change(person, "Rename the project to Atlas", "approve", applied)
     assert person.page.get_by_role("button", name="Reject", exact=True).count() == 0
 
 
 def test_review_reject(person: ChainlitUser) -> None:
-    person.pick("interruptible-approval")
-    person.send("Delete the staging bucket")
-    person.expect_text("Review requested")
-    person.click_button("Reject")
-    person.expect_text("Decision: rejected. Nothing was changed.")
-    person.wait_idle()
-    person.shot("rejected")
+    rejected = "Decision: rejected. Nothing was changed."
+    browser.decide_on_a_change(person, "Delete the staging bucket", "reject", rejected)
 
 
 def test_review_revise_then_approve(person: ChainlitUser) -> None:
-    person.pick("interruptible-approval")
+    person.open("interruptible-approval")
     person.send("Publish the release notes")
-    person.expect_text("Review requested")
-    person.send("Mention the migration first")
-    person.expect_text("(revised: Mention the migration first)")
-    person.expect_text("Review requested", count=2)
-    person.shot("second review shows the feedback")
-    person.click_button("Approve")
-    person.expect_text("Decision: approved.")
-    person.expect_text("Revisions requested: 1.")
-    person.wait_idle()
-    person.shot("approved after revision")
+    person.review_shown()
+    browser.feedback_then_approve(person)
 
 
 def pending_review(person: ChainlitUser, request: str) -> None:
     """A review waiting in a persisted thread."""
-    person.pick("interruptible-approval")
+    person.open("interruptible-approval")
     person.ask(request, "Review requested")
     person.page.wait_for_url(re.compile(r"/thread/"))
     person.shot("pending review")
@@ -332,46 +288,18 @@ def test_a_pending_review_survives_a_restart_of_the_app(
 def test_an_attached_file_reaches_the_graph_through_the_files_service(
     person: ChainlitUser, stack: dict[str, str], tmp_path: Path
 ) -> None:
-    brief = tmp_path / "brief.txt"
-    brief.write_text("The project marker is FILE_INPUT_OK.")
-    person.pick("simple-graph")
-    person.page.set_input_files("#upload-button-input", str(brief))
-    person.expect_text("brief.txt")
-    person.shot("file attached")
-    person.ask("Summarize this file.", "Files: file-")
-    person.shot("answer names the file")
-    file_id = re.search(r"Files: (file-[A-Za-z0-9]+)", person.answers()[-1])
-    assert file_id, person.answers()[-1]
-    with files_service(stack) as files:
-        meta = files.get(f"/files/{file_id.group(1)}").json()
-        content = files.get(f"/files/{file_id.group(1)}/content").content
-    assert meta["purpose"] == "user_data" and meta["filename"] == "brief.txt"
-    assert content == b"The project marker is FILE_INPUT_OK."
+    browser.file_reaches_the_graph(person, stack, tmp_path)
 
 
 def test_display_file_shows_the_generated_chart(person: ChainlitUser) -> None:
-    person.pick("display-file")
-    person.send("chart these few words please")
-    person.expect_text("word-lengths.png")
-    person.expect_text("The chart is shown above.")
-    person.wait_idle()
-    image = person.page.locator("img[src*='/project/file/'], img[src^='blob:']").last
-    try:
-        image.wait_for(state="visible", timeout=15_000)
-    except Exception:
-        person.fail("the chart image inline")
-    assert person.page.evaluate("img => img.naturalWidth", image.element_handle()) == 240
-    person.shot("chart shown")
+    browser.chart_is_shown(person, "img[src*='/project/file/'], img[src^='blob:']")
     assert "file-" not in person.answers()[-1]  # no ids or URLs in the transcript's answer
     person.page.wait_for_url(re.compile(r"/thread/"))
     person.page.reload()
     person.settle()
-    kept = person.page.locator("img[src*='/lgos/elements/']").last
-    try:
-        kept.wait_for(state="visible", timeout=15_000)
-    except Exception:
-        person.fail("the chart still shown after a reload")
-    assert person.page.evaluate("img => img.naturalWidth", kept.element_handle()) == 240
+    kept = person.expect_image(
+        "img[src*='/lgos/elements/']", browser.CHART_WIDTH, "the chart still shown after a reload"
+    )
     person.shot("chart after reload")
     # The kept bytes are served only to the thread's author.
     src = kept.get_attribute("src")
@@ -382,15 +310,9 @@ def test_display_file_shows_the_generated_chart(person: ChainlitUser) -> None:
 @pytest.mark.parametrize("graph", ["simple-graph", "advanced-graph"])
 def test_mcp_question_answered_from_the_demo_database(person: ChainlitUser, graph: str) -> None:
     # Both declare mcp_tools: the app offers the gateway's MCP tools by that feature alone.
-    person.pick(graph)
-    # offline-model calls a tool whose name the message spells out, with the message as its
-    # string argument: here a read-only query against the gateway's MCP demo database.
-    person.send("SELECT name FROM projects ORDER BY name -- demo db execute sql")
-    person.expect_text("demo_db-execute_sql")
-    person.expect_text("legacy-portal")
-    person.expect_text("Tool outputs:")
-    person.wait_idle()
-    person.shot("mcp call and answer")
+    # A read-only query against the gateway's MCP demo database.
+    query = "SELECT name FROM projects ORDER BY name -- demo db execute sql"
+    browser.mcp_answer(person, graph, query, "demo_db-execute_sql")
     assert "legacy-portal" in person.answers()[-1]
 
 
@@ -400,19 +322,8 @@ def note_files(stack: dict[str, str]) -> set[str]:
     return {f["id"] for f in listed if f["filename"].startswith("note-")}
 
 
-def note_review(person: ChainlitUser, note: str) -> str:
-    """Ask advanced-graph to save a note; the review shows the draft and the file's name."""
-    person.pick("advanced-graph")
-    person.send(f"Remember this exact note: {note}")
-    person.expect_text("Review requested")
-    person.expect_text(note, count=2)  # the request and the rendered draft
-    filename = re.search(r"note-[a-z0-9-]+\.md", person.text())
-    assert filename, "the review names the file it will store"
-    return filename.group(0)
-
-
 def test_advanced_graph_plain_chat_streams(person: ChainlitUser) -> None:
-    person.pick("advanced-graph")
+    person.open("advanced-graph")
     person.send("Explain why idempotency matters.")
     person.expect_text('You said: "Explain why idempotency matters."')
     person.wait_idle()
@@ -421,12 +332,7 @@ def test_advanced_graph_plain_chat_streams(person: ChainlitUser) -> None:
 
 
 def test_advanced_graph_quotes_an_attached_file(person: ChainlitUser, tmp_path: Path) -> None:
-    brief = tmp_path / "brief.txt"
-    brief.write_text("The project marker is FILE_INPUT_OK.")
-    person.pick("advanced-graph")
-    person.page.set_input_files("#upload-button-input", str(brief))
-    person.expect_text("brief.txt")
-    person.send("Summarize this file.")
+    person.send_file("advanced-graph", tmp_path / "brief.txt")
     person.expect_text("FILE_INPUT_OK")
     person.wait_idle()
     person.shot("answer quotes the file")
@@ -436,14 +342,8 @@ def test_advanced_graph_quotes_an_attached_file(person: ChainlitUser, tmp_path: 
 def test_advanced_graph_save_approve_then_a_later_question_finds_the_note(
     person: ChainlitUser, stack: dict[str, str]
 ) -> None:
-    before = note_files(stack)
-    filename = note_review(person, "retries need idempotency keys.")
-    person.shot("note review")
-    assert note_files(stack) == before  # nothing is uploaded before the approval
-    person.click_button("Approve")
-    person.expect_text("Saving the approved note")
-    person.expect_text(f"Saved the approved note as {filename}", timeout=90)
-    person.wait_idle(timeout=90)
+    filename, before = browser.save_a_note(person, lambda: note_files(stack))
+    person.expect_text("Saving the approved note")  # the graph's progress while it stores
     person.shot("note saved")
     assert len(note_files(stack) - before) == 1
     person.send("Search shared knowledge: what do retries need?")
@@ -453,33 +353,14 @@ def test_advanced_graph_save_approve_then_a_later_question_finds_the_note(
     assert filename in person.answers()[-1]
 
 
-def test_advanced_graph_reject_stores_nothing(person: ChainlitUser, stack: dict[str, str]) -> None:
-    before = note_files(stack)
-    note_review(person, "the staging bucket is temporary.")
-    person.click_button("Reject")
-    person.expect_text("Rejected: the note was not saved, and nothing was stored.")
-    person.wait_idle()
-    person.shot("note rejected")
-    assert note_files(stack) == before
-
-
-def test_advanced_graph_revise_shows_the_feedback_in_a_second_review(
+def test_advanced_graph_stores_no_rejected_note(
     person: ChainlitUser, stack: dict[str, str]
 ) -> None:
-    before = note_files(stack)
-    filename = note_review(person, "deploys happen on Tuesdays.")
-    person.send("Add that Fridays are frozen")
-    person.expect_text("Review requested", count=2)
-    person.expect_text("Revision: Add that Fridays are frozen")
-    person.shot("second review with the feedback")
-    assert person.text().count(filename) >= 2  # the revised draft keeps the note's identity
-    person.click_button("Reject")
-    person.wait_idle()
-    assert note_files(stack) == before
+    browser.rejected_notes_are_never_stored(person, lambda: note_files(stack))
 
 
 def test_background_report_shows_progress_and_completes(person: ChainlitUser) -> None:
-    person.pick("background-report")
+    person.open("background-report")
     person.send("Report on idempotency keys")
     person.expect_text("Background run")
     person.expect_text("Collecting sources")
@@ -490,7 +371,7 @@ def test_background_report_shows_progress_and_completes(person: ChainlitUser) ->
 
 
 def test_background_report_can_be_cancelled(person: ChainlitUser) -> None:
-    person.pick("background-report")
+    person.open("background-report")
     person.send("Report on cancellation")
     person.expect_text("Collecting sources")
     person.click_button("Cancel")
@@ -537,7 +418,7 @@ def test_zz_a_stripped_extension_shows_the_limited_functionality_notice(
     person.page.wait_for_timeout(1500)  # the app re-reads the catalog after CHAINLIT_CATALOG_TTL
     person.page.goto(person.base_url)
     person.settle()
-    person.pick("citation-events")
+    person.open("citation-events")
     person.expect_text("Limited functionality")
     person.shot("limited notice")
     person.ask("Hello there", 'You said: "Hello there"')

@@ -59,17 +59,26 @@ def test_lgos_checks_keys_and_the_gateway_holds_one(stack: dict[str, str]) -> No
     assert LGOS_KEY not in served  # the served config names the variable, not the key
 
 
-def run_example(name: str, env: dict[str, str]) -> str:
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "examples" / name)],
-        env={
-            **env,
+def run_example(
+    name: str, env: dict[str, str], *, gateway: bool = False, timeout: float = 60
+) -> str:
+    """An SDK example against the stack's LGOS, or its gateway with the gateway's local key."""
+    if gateway:
+        client = {
+            "OPENAI_BASE_URL": f"http://127.0.0.1:{env['OPENAI_GATEWAY_PORT']}/v1",
+            "OPENAI_GATEWAY_API_KEY": "sk-lgos-local-dev",
+        }
+    else:
+        client = {
             "OPENAI_BASE_URL": f"http://127.0.0.1:{env['LGOS_PORT']}/v1",
             "OPENAI_API_KEY": LGOS_KEY,  # the native stack's LGOS checks keys
-        },
+        }
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "examples" / name)],
+        env={**env, **client},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout,
     )
     assert result.returncode == 0, result.stderr
     return result.stdout
@@ -141,42 +150,17 @@ def test_files_upload_through_the_stack_gateway(stack: dict[str, str]) -> None:
 
 def test_gateway_example_through_the_stack_gateway(stack: dict[str, str]) -> None:
     """The gateway on its port, synced from the stack's LGOS, keyed by the local default key."""
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "examples" / "gateway_catalog.py")],
-        env={
-            **stack,
-            "OPENAI_BASE_URL": f"http://127.0.0.1:{stack['OPENAI_GATEWAY_PORT']}/v1",
-            "OPENAI_GATEWAY_API_KEY": "sk-lgos-local-dev",
-        },
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stderr
-    assert (
-        "lgos/interruptible-approval" in result.stdout
-        and "[features: background, interrupts]" in result.stdout
-    )
-    assert "lgos/simple-graph" in result.stdout and "Streams responses" in result.stdout
-    assert "[features: client_events, file_inputs, interrupts, mcp_tools]" in result.stdout
-    assert result.stdout.rstrip().endswith("[completed]")
+    out = run_example("gateway_catalog.py", stack, gateway=True)
+    assert "lgos/interruptible-approval" in out and "[features: background, interrupts]" in out
+    assert "lgos/simple-graph" in out and "Streams responses" in out
+    assert "[features: client_events, file_inputs, interrupts, mcp_tools]" in out
+    assert out.rstrip().endswith("[completed]")
 
 
 def test_advanced_graph_examples_through_the_stack_gateway(stack: dict[str, str]) -> None:
     """Every SDK example of the advanced-graph page, via the gateway, on the stack's knowledge."""
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "examples" / "advanced_graph.py")],
-        env={
-            **stack,
-            "OPENAI_BASE_URL": f"http://127.0.0.1:{stack['OPENAI_GATEWAY_PORT']}/v1",
-            "OPENAI_GATEWAY_API_KEY": "sk-lgos-local-dev",
-        },
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert result.returncode == 0, result.stderr
-    sections = dict(part.split("\n", 1) for part in result.stdout.split("== ")[1:])
+    out = run_example("advanced_graph.py", stack, gateway=True, timeout=180)
+    sections = dict(part.split("\n", 1) for part in out.split("== ")[1:])
     assert "Explain why idempotency matters" in sections["chat"]
     assert "offline-model: deterministic stand-in" in sections["chat"]
     assert "FILE_INPUT_OK" in sections["file summary"]

@@ -15,51 +15,38 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Coroutine, Iterator, Sequence
+from collections.abc import Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
 import pytest
+from lgos_stack.keys import FILES_DEV_KEY
 from openai import AsyncOpenAI
 
-from scripts.devstack import FILES_DEV_KEY
+from tests.support import browser
 from tests.support.advanced import note_files, store_file_ids
 from tests.support.browser import Person
 from tests.support.clients import sdk_client
-from tests.support.devstack import (
-    DEVSTACK,
-    GATEWAY_KEY,
-    detached_stack,
-    files_service,
-    pg_data_dir,
-)
+from tests.support.devstack import DEVSTACK, GATEWAY_KEY
 from tests.support.servers import ROOT
 
 pytestmark = pytest.mark.socket
 SCREENSHOTS = "open-webui"
+UI_PORT = "OPEN_WEBUI_PORT"
 
 EMAIL, PASSWORD = "admin@lgos.local", "lgos-local-dev"
+STARTUP = (f"login {EMAIL} / {PASSWORD}",)
+STACK_ENV = {
+    # No LGOS_MCP_GRAPHS: simple-graph and advanced-graph declare mcp_tools themselves.
+    "DEVSTACK_SKIP": "chainlit",
+    "DEMO_API_REPORT_STEP_SECONDS": "2",
+    # Paced tokens, so a person (and this test) can see the answer grow.
+    "OFFLINE_MODEL_TOKEN_DELAY": "0.08",
+}
 T = TypeVar("T")
 GRAPHS = ("simple-graph", "status-events", "server-tools", "interruptible-approval")
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    extra = {
-        # No LGOS_MCP_GRAPHS: simple-graph and advanced-graph declare mcp_tools themselves.
-        "DEVSTACK_SKIP": "chainlit",
-        "DEMO_API_REPORT_STEP_SECONDS": "2",
-        # Paced tokens, so a person (and this test) can see the answer grow.
-        "OFFLINE_MODEL_TOKEN_DELAY": "0.08",
-    }
-    with (
-        pg_data_dir() as pg_data,
-        detached_stack(tmp_path_factory.mktemp("open-webui-stack"), pg_data, extra) as (env, out),
-    ):
-        assert f"login {EMAIL} / {PASSWORD}" in out, out
-        yield env
 
 
 class WebUIUser(Person):
@@ -71,6 +58,26 @@ class WebUIUser(Person):
         self.expect_text(path.name)
         self.page.wait_for_timeout(1500)  # Open WebUI stores the upload before the send
         self.shot("file attached")
+
+    def choose(self, choice: str) -> None:
+        self.card_option(choice)
+
+    def revise(self, feedback: str) -> None:
+        self.card_other(feedback)
+
+    def review_shown(self, timeout: float = 30.0) -> None:
+        self.expect_text("Review requested", timeout)
+        self.expect_visible("text=Go ahead as drafted.")  # Open WebUI's ask-user card
+
+    def draft_shown(self) -> None:
+        """The draft is Markdown rendered as such: its title is a heading, not literal '#'."""
+        draft = self.page.locator("#messages-container").locator("h1, h2, h3, h4")
+        headings = draft.all_inner_texts()
+        if not any(h.strip() and h.strip() != "Review requested" for h in headings):
+            self.fail(f"the draft's title rendered as a heading (headings: {headings})")
+
+    def transcript(self) -> str:
+        return self.messages()
 
     def watch_growth(self) -> None:
         """Record each size the transcript takes (a streamed answer grows in many steps)."""
@@ -173,16 +180,7 @@ class WebUIUser(Person):
             submit.click()
 
 
-def webui_url(stack: dict[str, str]) -> str:
-    return f"http://127.0.0.1:{stack['OPEN_WEBUI_PORT']}"
-
-
 PERSON = WebUIUser
-
-
-@pytest.fixture(scope="module")
-def ui_url(stack: dict[str, str]) -> str:
-    return webui_url(stack)
 
 
 def in_thread(work: Coroutine[Any, Any, T]) -> T:
@@ -281,12 +279,7 @@ def test_research_shows_status_lines_and_a_clickable_source(
     person.wait_idle()
     person.status_history(lines)
     person.shot("answer with status lines and sources")
-    returned = httpx.get(
-        f"http://127.0.0.1:{stack['SEARXNG_PORT']}/search",
-        params={"q": question, "format": "json"},
-        timeout=10.0,
-    ).json()
-    urls = {result["url"] for result in returned["results"]}
+    urls = browser.searxng_urls(stack, question)
     person.page.get_by_text(re.compile(r"^\d+ Sources?$")).first.click()
     person.shot("sources opened")
     links = [
@@ -299,36 +292,17 @@ def test_research_shows_status_lines_and_a_clickable_source(
     if not links:
         person.fail(f"a link to one of SearXNG's results {sorted(urls)}")
     href = links[0]
-    link = person.page.locator(f"a[href='{href}']").first
-    # No internet here: the click is answered locally, which proves where it leads.
-    person.page.context.route(href, lambda route: route.fulfill(body="cited page"))
-    with person.page.context.expect_page() as opened:
-        link.click()
-    opened.value.wait_for_load_state()
-    assert opened.value.url == href and "cited page" in opened.value.inner_text("body")
+    browser.follow_source(person, person.page.locator(f"a[href='{href}']").first, href)
 
 
 def test_review_approve_on_the_card(person: WebUIUser) -> None:
-    person.open("interruptible-approval")
-    person.send("Rename the project to Atlas")
-    person.expect_text("Review requested")
-    person.expect_text("Approve this change? Proposed change: Rename the project to Atlas")
-    person.expect_visible("text=Go ahead as drafted.")
-    person.shot("review card")
-    person.card_option("approve")
-    person.expect_text("Decision: approved. Applied: Proposed change: Rename the project to Atlas")
-    person.wait_idle()
-    person.shot("approved")
+    applied = "Decision: approved. Applied: Proposed change: Rename the project to Atlas"
+    browser.decide_on_a_change(person, "Rename the project to Atlas", "approve", applied)
 
 
 def test_review_reject_on_the_card(person: WebUIUser) -> None:
-    person.open("interruptible-approval")
-    person.send("Delete the staging bucket")
-    person.expect_text("Review requested")
-    person.card_option("reject")
-    person.expect_text("Decision: rejected. Nothing was changed.")
-    person.wait_idle()
-    person.shot("rejected")
+    rejected = "Decision: rejected. Nothing was changed."
+    browser.decide_on_a_change(person, "Delete the staging bucket", "reject", rejected)
     person.expect_no_text("Applied:")
 
 
@@ -359,49 +333,21 @@ def test_a_dismissed_review_is_answered_in_the_next_message(person: WebUIUser) -
     person.expect_text("The review is still open")
     person.wait_idle()
     person.shot("card dismissed")
-    person.send("Mention the migration first")
-    person.expect_text("(revised: Mention the migration first)")
-    person.expect_visible("text=Go ahead as drafted.")
-    person.shot("second review shows the feedback")
-    person.card_option("approve")
-    person.expect_text("Decision: approved.")
-    person.expect_text("Revisions requested: 1.")
-    person.wait_idle()
-    person.shot("approved after revision")
+    browser.feedback_then_approve(person)
 
 
 def test_an_attached_file_reaches_the_graph_through_the_files_service(
     person: WebUIUser, stack: dict[str, str], tmp_path: Path
 ) -> None:
-    brief = tmp_path / "brief.txt"
-    brief.write_text("The project marker is FILE_INPUT_OK.")
-    person.open("simple-graph")
-    person.attach(brief)
-    person.send("Summarize this file.")
-    person.expect_text("Files: file-")
-    person.wait_idle()
-    person.shot("answer names the file")
-    file_id = re.search(r"Files: (file-[A-Za-z0-9]+)", person.messages())
-    assert file_id, person.messages()
-    with files_service(stack) as files:
-        meta = files.get(f"/files/{file_id.group(1)}").json()
-        content = files.get(f"/files/{file_id.group(1)}/content").content
-    assert meta["purpose"] == "user_data" and meta["filename"] == "brief.txt"
-    assert content == b"The project marker is FILE_INPUT_OK."
+    browser.file_reaches_the_graph(person, stack, tmp_path)
 
 
 @pytest.mark.parametrize("graph", ["simple-graph", "advanced-graph"])
 def test_mcp_question_answered_from_the_demo_database(person: WebUIUser, graph: str) -> None:
     # Both declare mcp_tools: the setup job connects the gateway's MCP server to their models.
-    person.open(graph)
-    # offline-model calls a tool whose name the message spells out, with the message as its
-    # string argument: a read-only query through Open WebUI's MCP connection to the gateway.
-    person.send("SELECT name FROM projects ORDER BY name /* gw demo db execute sql */")
-    person.expect_text("Tool outputs:")
-    person.wait_idle()
-    person.expect_text("gw_demo_db-execute_sql")
-    person.expect_text("legacy-portal")
-    person.shot("mcp call and answer")
+    # A read-only query through Open WebUI's MCP connection to the gateway.
+    query = "SELECT name FROM projects ORDER BY name /* gw demo db execute sql */"
+    browser.mcp_answer(person, graph, query, "gw_demo_db-execute_sql")
 
 
 def files_sdk(stack: dict[str, str]) -> AsyncOpenAI:
@@ -427,34 +373,10 @@ def chat_ledger(stack: dict[str, str], chat_id: str) -> str:
     return state.read_text()
 
 
-def note_review(person: WebUIUser, note: str) -> str:
-    """Ask advanced-graph to save a note: the review shows the draft as Markdown, its filename
-    and the card; returns the filename."""
-    person.open("advanced-graph")
-    person.send(f"Remember this exact note: {note}")
-    person.expect_text("Review requested", timeout=60)
-    person.expect_visible("text=Go ahead as drafted.")
-    person.expect_text(note, count=2)  # the request and the rendered draft
-    found = re.search(r"note-[a-z0-9-]+-[0-9a-f]{8}\.md", person.messages())
-    if not found:
-        person.fail("the review naming the file it will store (note-<slug>-<8hex>.md)")
-    assert found is not None
-    # The draft is Markdown rendered as such: its title is a heading, not literal '#'.
-    draft = person.page.locator("#messages-container").locator("h1, h2, h3, h4")
-    headings = draft.all_inner_texts()
-    if not any(h.strip() and h.strip() != "Review requested" for h in headings):
-        person.fail(f"the draft's title rendered as a heading (headings: {headings})")
-    return found.group(0)
-
-
 def test_advanced_graph_quotes_an_attached_file_read_through_the_files_service(
     person: WebUIUser, stack: dict[str, str], tmp_path: Path
 ) -> None:
-    brief = tmp_path / "advanced-brief.txt"
-    brief.write_text("The project marker is FILE_INPUT_OK.")
-    person.open("advanced-graph")
-    person.attach(brief)
-    person.send("Summarize this file.")
+    person.send_file("advanced-graph", tmp_path / "advanced-brief.txt")
     person.expect_text("FILE_INPUT_OK", timeout=60)
     person.wait_idle()
     person.shot("answer quotes the file")
@@ -479,13 +401,7 @@ def test_advanced_graph_quotes_an_attached_file_read_through_the_files_service(
 def test_advanced_graph_save_approve_then_a_later_chat_finds_the_note(
     person: WebUIUser, stack: dict[str, str]
 ) -> None:
-    before = stored_notes(stack)
-    filename = note_review(person, "retries need idempotency keys.")
-    person.shot("note review with the draft")
-    assert stored_notes(stack) == before  # nothing is stored before the approval
-    person.card_option("approve")
-    person.expect_text(f"Saved the approved note as {filename}", timeout=90)
-    person.wait_idle(timeout=90)
+    filename, before = browser.save_a_note(person, lambda: stored_notes(stack))
     person.status_history(["Saving the approved note", "Indexing the note"])
     person.shot("note saved")
     added = stored_notes(stack) - before
@@ -499,50 +415,14 @@ def test_advanced_graph_save_approve_then_a_later_chat_finds_the_note(
     person.shot("a later chat finds the note")
 
 
-def test_advanced_graph_reject_stores_nothing(person: WebUIUser, stack: dict[str, str]) -> None:
-    before = stored_notes(stack)
-    note_review(person, "the staging bucket is temporary.")
-    person.shot("note review")
-    person.card_option("reject")
-    person.expect_text("Rejected: the note was not saved, and nothing was stored.")
-    person.wait_idle()
-    person.shot("note rejected")
-    assert stored_notes(stack) == before
-
-
-def test_advanced_graph_revision_text_redrafts_the_note(
-    person: WebUIUser, stack: dict[str, str]
-) -> None:
-    before = stored_notes(stack)
-    filename = note_review(person, "deploys happen on Tuesdays.")
-    person.card_other("Add that Fridays are frozen")
-    person.expect_text("Revision: Add that Fridays are frozen", timeout=60)
-    person.expect_text("Review requested", count=2)
-    person.expect_visible("text=Go ahead as drafted.")
-    person.shot("second review with the feedback")
-    assert person.messages().count(filename) >= 2  # the revised draft keeps the note's identity
-    person.card_option("reject")
-    person.expect_text("Rejected: the note was not saved")
-    person.wait_idle()
-    person.shot("revised note rejected")
-    assert stored_notes(stack) == before
+def test_advanced_graph_stores_no_rejected_note(person: WebUIUser, stack: dict[str, str]) -> None:
+    browser.rejected_notes_are_never_stored(person, lambda: stored_notes(stack))
 
 
 def test_display_file_shows_the_chart_downloaded_through_the_gateway(
     person: WebUIUser,
 ) -> None:
-    person.open("display-file")
-    person.send("chart these few words please")
-    person.expect_text("word-lengths.png", timeout=60)
-    person.expect_text("The chart is shown above.")
-    person.wait_idle()
-    image = person.page.locator("#messages-container img[alt='word-lengths.png']").last
-    try:
-        image.wait_for(state="visible", timeout=15_000)
-    except Exception:
-        person.fail("the chart image inline")
-    assert person.page.evaluate("img => img.naturalWidth", image.element_handle()) == 240
-    person.shot("chart shown")
+    browser.chart_is_shown(person, "#messages-container img[alt='word-lengths.png']")
     assert "file-" not in person.messages()  # no ids or URLs in the transcript
     person.page.reload()
     person.expect_visible("#messages-container img[alt='word-lengths.png']")

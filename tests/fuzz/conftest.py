@@ -14,7 +14,7 @@ from schemathesis import HookContext
 from tests.support.servers import Server, serve_lgos
 from tests.support.shared_state import REDIS_URL, fresh_database
 
-# Message framing belongs to the HTTP layer (http_framing answers garbled framing with an
+# Message framing belongs to the HTTP layer (service_kit.framing answers garbled framing with an
 # envelope; tests/fuzz/test_http_framing.py covers it on raw sockets), and a generated
 # Content-Length or Transfer-Encoding would only desynchronise the body schemathesis sends.
 FRAMING_HEADERS = frozenset(

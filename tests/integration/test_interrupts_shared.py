@@ -19,7 +19,7 @@ import httpx
 import openai
 import psycopg
 import pytest
-from lgos.interrupts.coordinator import LeaseLostError
+from lgos.errors import LeaseLostError
 from lgos.interrupts.persistence import FencedSaver, open_saver
 from lgos.interrupts.redis_coordinator import RedisCoordinator
 from lgos.interrupts.sweep import delete_expired_interrupt_runs
@@ -216,7 +216,7 @@ async def test_resume_as_soon_as_the_streamed_pause_is_read(
 ) -> None:
     """A client that resumes the moment its stream of the pause ends (the load benchmark's
     lean client does) finds the run's lease already released: no 409 ``run_busy``."""
-    from scripts.load_client import stream_response
+    from lgos_stack.bench.load_client import stream_response
 
     ports = [int(server.url.rsplit(":", 1)[1]) for server in two_servers]
     for attempt in range(8):

@@ -1,5 +1,9 @@
 """advanced-graph under test: an LGOS process wired to the real Files service, SearXNG and
-offline-model, a fresh knowledge vector store, and the helpers its tests share."""
+offline-model, a fresh knowledge vector store, and the helpers its tests share.
+
+The SDK helpers (the calculate_sum tool, citations, the review call and its answer) are the SDK
+examples' own (``scripts/examples``, on the tests' import path), so the tests check what users
+copy."""
 
 from __future__ import annotations
 
@@ -9,12 +13,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from approval import answer, review_call
+from client_function import CALCULATE_SUM as CALCULATE_SUM
 from openai import AsyncOpenAI
+from web_search_citations import url_citations
 
 from tests.support.servers import Server, free_port, serve
 
 MODEL = "advanced-graph"
 REGISTRY = "lgos_demo_graphs.registry:create_registry"
+citations = url_citations
 
 
 def demo_env(
@@ -78,46 +86,10 @@ async def note_files(files: AsyncOpenAI) -> list[Any]:
     ]
 
 
-def citations(response: Any) -> list[str]:
-    return [
-        annotation.url
-        for item in response.output
-        if item.type == "message"
-        for part in item.content
-        if part.type == "output_text"
-        for annotation in part.annotations
-        if annotation.type == "url_citation"
-    ]
-
-
-def review_call(response: Any) -> Any:
-    return next(
-        item
-        for item in response.output
-        if item.type == "function_call" and item.name == "lgos_interrupt"
-    )
-
-
 def review_payload(response: Any) -> dict[str, Any]:
     payload: dict[str, Any] = json.loads(review_call(response).arguments)
     return payload
 
 
 def answer_review(response: Any, output: str) -> list[dict[str, Any]]:
-    return [
-        {"type": "function_call_output", "call_id": review_call(response).call_id, "output": output}
-    ]
-
-
-CALCULATE_SUM = {  # the spec's client function (its Python SDK examples)
-    "type": "function",
-    "name": "calculate_sum",
-    "description": "Add a list of integers.",
-    "parameters": {
-        "type": "object",
-        "properties": {"numbers": {"type": "array", "items": {"type": "integer"}}},
-        "required": ["numbers"],
-        "additionalProperties": False,
-    },
-    "strict": True,
-}
+    return answer(review_call(response), output)

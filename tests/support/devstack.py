@@ -1,4 +1,5 @@
-"""A private native stack (scripts/devstack.py) on free ports, as the e2e tiers run it."""
+"""A private native stack (``scripts/devstack.py``, the ``lgos_stack`` runner) on free ports, as
+the e2e tiers run it."""
 
 from __future__ import annotations
 
@@ -12,15 +13,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
-
-from scripts.devstack import FILES_DEV_KEY
-from scripts.devstack import PORT_VARIABLES as COMPONENT_PORTS
-from tests.support.servers import ROOT, free_port
+from lgos_stack.keys import DEV_GATEWAY_KEY, FILES_DEV_KEY
+from lgos_stack.paths import ROOT
+from lgos_stack.ports import PORT_VARIABLES as COMPONENT_PORTS
+from lgos_stack.ports import free_port
 
 DEVSTACK = [sys.executable, str(ROOT / "scripts" / "devstack.py")]
 PORT_VARIABLES = tuple(variable for variable, _ in COMPONENT_PORTS.values())
 """Every port variable the stack runner reads: a private stack overrides them all."""
-GATEWAY_KEY = "sk-lgos-local-dev"
+GATEWAY_KEY = DEV_GATEWAY_KEY
 """The stack's local default gateway key (tests unset OPENAI_GATEWAY_API_KEY)."""
 
 

@@ -10,9 +10,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from lgos_gateways.mcp_demo_db import DBHUB_ENTRY, dbhub_command
+from lgos_stack.paths import LITELLM_BIN as LITELLM_BIN
+from lgos_stack.servers import serve_litellm as stack_serve_litellm
 
-from scripts.servers import LITELLM_BIN as LITELLM_BIN
-from scripts.servers import serve_litellm as scripts_serve_litellm
 from tests.support.servers import ROOT, Server, free_port, serve
 
 GATEWAY_KEY = "sk-gateway-test-key"
@@ -42,7 +42,7 @@ def serve_litellm(
     config: Path, state: Path, env: Mapping[str, str], name: str = "litellm"
 ) -> Iterator[Server]:
     """The pinned LiteLLM proxy (.tools/litellm) under ``lgos-litellm-serve`` on a free port."""
-    with scripts_serve_litellm(
+    with stack_serve_litellm(
         config, state, {"OPENAI_GATEWAY_API_KEY": GATEWAY_KEY, **env}, name
     ) as server:
         yield server

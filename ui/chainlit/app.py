@@ -19,31 +19,29 @@ from typing import Any
 import chainlit as cl
 from chainlit.data.chainlit_data_layer import ChainlitDataLayer
 from chainlit.types import ThreadDict
-from lgos_chainlit import state
+from lgos_chainlit import state, turns
+from lgos_chainlit.background import CANCEL_ACTION, cancel, start_background, watch_background
 from lgos_chainlit.config import AppSettings
 from lgos_chainlit.gateway import Gateway
-from lgos_chainlit.schema import ensure_schema
-from lgos_chainlit.storage import DiskStorageClient, install_route
-from lgos_chainlit.turns import (
-    CANCEL_ACTION,
+from lgos_chainlit.reviews import (
     REVIEW_ACTION,
-    Turn,
-    cancel_background,
     reattach_review,
     remove_review_buttons,
     send_review,
-    watch_background,
 )
+from lgos_chainlit.schema import ensure_schema
+from lgos_chainlit.storage import DiskStorageClient, install_route
+from lgos_chainlit.turns import new_turn
 from lgos_chainlit.widgets import values_from, widgets
-from lgos_ui import LIMITED_NOTICE, answer_from_text, setting_fields
+from lgos_ui import LIMITED_NOTICE, GraphEntry, answer_from_text, setting_fields
+from lgos_ui.catalog import entry_from_extension
+from lgos_ui.turn import Turn
 
 logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
 log = logging.getLogger("lgos_chainlit")
 
 SETTINGS = AppSettings.from_env()
 GATEWAY = Gateway(SETTINGS)
-BACKGROUND_FEATURE = "background"
-INTERRUPTS_FEATURE = "interrupts"
 # Chainlit sends the thread to the browser only after on_chat_resume returns (Chainlit #2611):
 # anything sent from the hook itself would vanish, so a pending review is shown just after it.
 RESUME_DELAY = 1.0
@@ -85,7 +83,7 @@ async def chat_profiles(user: cl.User | None = None, language: str | None = None
     ]
 
 
-async def current_entry() -> Any:
+async def current_entry() -> GraphEntry | None:
     graph = cl.user_session.get(state.GRAPH) or cl.user_session.get("chat_profile")
     return await GATEWAY.entry(graph)
 
@@ -134,7 +132,10 @@ async def show_pending_later(background: Any) -> None:
     if review is not None:
         await reattach_review(review)
     elif isinstance(background, dict) and background.get("response_id"):
-        watch_background(GATEWAY, str(background["response_id"]))
+        # Polling needs no graph metadata: a graph gone from the catalog is still polled.
+        model = str(background.get("model") or "")
+        entry = await current_entry() or entry_from_extension(model, None)
+        watch_background(new_turn(GATEWAY, entry), str(background["response_id"]))
 
 
 @cl.on_settings_update
@@ -171,7 +172,7 @@ async def on_message(message: cl.Message) -> None:
             content="**Warning:** No graph is selected or the catalog is unavailable."
         ).send()
         return
-    turn = Turn(GATEWAY, entry, cl.context.session.thread_id)
+    turn = new_turn(GATEWAY, entry)
     review = state.review()
     if review is not None:
         # Never an unrelated turn while a review waits: the message answers it.
@@ -208,11 +209,10 @@ async def on_message(message: cl.Message) -> None:
     ledger = state.ledger()
     ledger.add_user(message.content, file_ids)
     await state.save_ledger(ledger)
-    if entry.has(BACKGROUND_FEATURE) and not entry.has(INTERRUPTS_FEATURE):
-        await turn.background(ledger.snapshot())
+    if turn.runs_in_background:
+        await start_background(turn, ledger.snapshot())
         return
-    await turn.load_mcp_tools()
-    await turn.run(ledger.snapshot())
+    await turns.answer(turn, ledger.snapshot())
 
 
 async def answer_review(turn: Turn, response_id: str, call_id: str, answer: str) -> None:
@@ -227,8 +227,7 @@ async def answer_review(turn: Turn, response_id: str, call_id: str, answer: str)
         await send_review(review)
         return
     await state.save_review(None)
-    await turn.load_mcp_tools()
-    await turn.run(review.resume_input(), previous_response_id=review.response_id)
+    await turns.resume(turn, review)
 
 
 @cl.action_callback(REVIEW_ACTION)
@@ -239,17 +238,17 @@ async def on_review_action(action: cl.Action) -> None:
     payload = action.payload
     answer = str(payload.get("answer", ""))
     await cl.Message(content=f"Review answered: **{answer}**").send()
-    turn = Turn(GATEWAY, entry, cl.context.session.thread_id)
+    turn = new_turn(GATEWAY, entry)
     await answer_review(turn, str(payload.get("response_id")), str(payload.get("call_id")), answer)
 
 
 @cl.action_callback(CANCEL_ACTION)
 async def on_cancel_action(action: cl.Action) -> None:
-    await cancel_background(GATEWAY, str(action.payload.get("response_id")))
+    await cancel(GATEWAY.openai, str(action.payload.get("response_id")))
 
 
 @cl.on_stop
 async def on_stop() -> None:
     background = cl.user_session.get(state.BACKGROUND)
     if isinstance(background, dict) and background.get("response_id"):
-        await cancel_background(GATEWAY, str(background["response_id"]))
+        await cancel(GATEWAY.openai, str(background["response_id"]))

@@ -24,11 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from lgos_pipe import variables_prompt
 from lgos_ui import LIMITED_NOTICE, CatalogError, GraphEntry, fetch_catalog, offers_mcp
+from lgos_ui.open_webui import variables_prompt
 
 FUNCTION_ID = "lgos"
 PIPE_FILE = Path(__file__).with_name("lgos_pipe.py")
@@ -173,14 +170,16 @@ def read_catalog(gateway_url: str, key: str, gateway_type: str) -> list[GraphEnt
     return asyncio.run(read())
 
 
+def healthy(client: httpx.Client) -> bool:
+    try:
+        return client.get("/health").status_code == 200
+    except httpx.TransportError:
+        return False
+
+
 def wait_ready(client: httpx.Client, timeout: float) -> None:
     deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if client.get("/health").status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
+    while not healthy(client):
         if time.monotonic() > deadline:
             raise SetupError(f"Open WebUI at {client.base_url} not healthy after {timeout:.0f}s")
         time.sleep(0.5)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from lgos.logs import configure_logging
+from service_kit.logs import configure_logging
 
 from lgos_gateways.bifrost_catalog import (
     ATTRIBUTE,

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import FrameType
 
-from lgos.logs import configure_logging
+from service_kit.logs import configure_logging
 
 logger = logging.getLogger("lgos_gateways.litellm_serve")
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 import yaml
-from lgos.logs import configure_logging
+from service_kit.logs import configure_logging
 
 from lgos_gateways.catalog import CatalogError, Graph, fetch_catalog, lgos_client
 from lgos_gateways.litellm_catalog import Upstream, is_managed, merge_catalog

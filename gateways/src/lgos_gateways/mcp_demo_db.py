@@ -15,8 +15,8 @@ from pathlib import Path
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import psycopg
-from lgos.logs import configure_logging
 from psycopg import sql
+from service_kit.logs import configure_logging
 
 logger = logging.getLogger("lgos_gateways.mcp_demo_db")
 

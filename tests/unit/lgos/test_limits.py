@@ -4,9 +4,10 @@ from typing import Any
 
 import pytest
 from lgos import InvalidRequestError
-from lgos.protocol.limits import ShapeLimits, check_shape, check_tree
+from lgos.protocol.limits import check_shape, check_tree
+from lgos.settings import LGOSSettings
 
-LIMITS = ShapeLimits(max_items=3, max_tools=2, max_tool_schema_bytes=200, max_depth=5)
+LIMITS = LGOSSettings(max_input_items=3, max_tools=2, max_tool_schema_bytes=200, max_json_depth=5)
 
 
 def nested(depth: int) -> Any:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from typing import Any
 from uuid import uuid4
 
 from langchain_core.messages import AIMessage
@@ -7,7 +8,9 @@ from langchain_core.outputs import ChatGeneration, LLMResult
 from lgos.runtime.usage import RunObserver
 
 
-def _result(message: AIMessage) -> LLMResult:
+def _result(content: str, message_id: str | None = None, **usage: Any) -> LLMResult:
+    """A model call's result; ``usage`` (tokens in, out, total, and any details) when given."""
+    message = AIMessage(content=content, id=message_id, usage_metadata=usage or None)
     return LLMResult(generations=[[ChatGeneration(message=message)]])
 
 
@@ -17,35 +20,15 @@ def test_usage_sums_reported_calls_and_remembers_private_messages() -> None:
     public, private = uuid4(), uuid4()
     observer.on_chat_model_start({}, [[]], run_id=private, tags=["nostream"])
     observer.on_chat_model_start({}, [[]], run_id=public, tags=[])
+    private_usage = {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}
     observer.on_llm_end(
-        _result(
-            AIMessage(
-                content="p",
-                id="private-1",
-                usage_metadata={
-                    "input_tokens": 1,
-                    "output_tokens": 2,
-                    "total_tokens": 3,
-                    "input_token_details": {"cache_read": 1},
-                },
-            )
-        ),
+        _result("p", "private-1", **private_usage, input_token_details={"cache_read": 1}),
         run_id=private,
     )
-    observer.on_llm_end(_result(AIMessage(content="a", id="public-1")), run_id=public)
+    observer.on_llm_end(_result("a", "public-1"), run_id=public)
+    public_usage = {"input_tokens": 10, "output_tokens": 20, "total_tokens": 30}
     observer.on_llm_end(
-        _result(
-            AIMessage(
-                content="b",
-                usage_metadata={
-                    "input_tokens": 10,
-                    "output_tokens": 20,
-                    "total_tokens": 30,
-                    "output_token_details": {"reasoning": 4},
-                },
-            )
-        ),
-        run_id=uuid4(),
+        _result("b", **public_usage, output_token_details={"reasoning": 4}), run_id=uuid4()
     )
     usage = observer.usage
     assert usage is not None

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 from lgos_ui.catalog import (
+    CatalogCache,
     CatalogError,
     fetch_catalog,
     gateway_root,
@@ -154,3 +155,29 @@ async def test_fetch_failures_are_catalog_errors() -> None:
     async with httpx.AsyncClient(transport=httpx.MockTransport(not_json)) as http:
         with pytest.raises(CatalogError, match="not JSON"):
             await fetch_catalog(http, "http://gw/v1", "k", "litellm")
+
+
+async def test_the_cache_rereads_when_due_or_for_another_gateway_and_keeps_the_last_list() -> None:
+    answers: list[httpx.Response] = [
+        httpx.Response(200, json=litellm_payload()),
+        httpx.Response(503, text="down"),
+        httpx.Response(200, json={"data": []}),
+    ]
+    hosts: list[str] = []
+
+    def gateway(request: httpx.Request) -> httpx.Response:
+        hosts.append(request.url.host)
+        return answers.pop(0)
+
+    cache = CatalogCache(ttl=3600)
+    async with httpx.AsyncClient(transport=httpx.MockTransport(gateway)) as http:
+        first = await cache.get("http://gw-a/v1", "sk", "litellm", http)
+        assert [e.graph for e in first] == ["simple-graph", "stripped"]
+        assert await cache.get("http://gw-a/v1", "sk", "litellm", http) == first  # fresh
+        assert hosts == ["gw-a"]
+        # Another gateway is read at once; its failure keeps the last good list and says why.
+        assert await cache.get("http://gw-b/v1", "sk", "litellm", http) == first
+        assert cache.error == "the gateway's catalog answered 503"
+        cache.ttl = 0
+        assert await cache.get("http://gw-b/v1", "sk", "litellm", http) == []
+        assert cache.error is None and hosts == ["gw-a", "gw-b", "gw-b"]

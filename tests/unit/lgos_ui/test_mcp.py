@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
-from lgos_ui.mcp import MCPClient, MCPError, ToolResult, parse_arguments
+from lgos_ui.mcp import GatewayMCP, MCPClient, MCPError, ToolResult, parse_arguments
 
 
 class FakeEndpoint:
@@ -91,3 +91,14 @@ def test_results_and_arguments() -> None:
         parse_arguments("[1]")
     with pytest.raises(MCPError):
         parse_arguments("{nope")
+
+
+async def test_the_gateways_tools_open_a_session_per_listing_and_per_call() -> None:
+    endpoint = FakeEndpoint()
+    async with httpx.AsyncClient(transport=httpx.MockTransport(endpoint)) as http:
+        gateway = GatewayMCP("http://gw/v1", "sk-gw", http)
+        (tool,) = await gateway.list_tools()
+        result = await gateway.call_tool(tool.name, {"sql": "SELECT 1"})
+    assert result == ToolResult('[{"name": "atlas"}]', False)
+    session = ["initialize", "notifications/initialized"]
+    assert endpoint.methods == [*session, "tools/list", *session, "tools/call"]

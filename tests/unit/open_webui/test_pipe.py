@@ -3,7 +3,8 @@ encoding from chat variables, and stream events mapped to Open WebUI's events ag
 streams recorded through the stack's LiteLLM gateway (``streams/*.json``).
 
 The pipe module is loaded from its file, as Open WebUI does; only the gateway client is replaced
-by one that replays a recorded stream and keeps every request it was given.
+by one that replays a recorded stream and keeps every request it was given. The plain logic it
+runs on lives in ``lgos_ui.open_webui`` and is imported from there.
 """
 
 from __future__ import annotations
@@ -19,6 +20,22 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from lgos_ui import LIMITED_NOTICE, InterruptCall, PendingReview
+from lgos_ui.catalog import entry_from_extension
+from lgos_ui.open_webui import (
+    ChatState,
+    ChatStore,
+    Exchange,
+    ask_user_arguments,
+    card_answer,
+    matched_prefix,
+    rebuild_ledger,
+    review_markdown,
+    turns_of,
+    variables_prompt,
+)
+
+from tests.unit.lgos_ui.samples import SCHEMA
 
 ROOT = Path(__file__).resolve().parents[3]
 STREAMS = Path(__file__).with_name("streams")
@@ -76,7 +93,7 @@ class Gateway:
 
 
 def catalog_entry(graph: str, **lgos: Any) -> Any:
-    return P.entry_from_extension(
+    return entry_from_extension(
         f"lgos/{graph}",
         {"description": f"{graph} demo", "features": [], "client_settings": {}, **lgos},
     )
@@ -87,14 +104,7 @@ SIMPLE = catalog_entry(
     client_settings={
         "json_schema": {
             "type": "object",
-            "properties": {
-                "use_history": {"type": "boolean", "default": False, "title": "Use History"},
-                "audience": {
-                    "type": "string",
-                    "enum": ["general", "beginner", "expert"],
-                    "default": "general",
-                },
-            },
+            "properties": {k: SCHEMA["properties"][k] for k in ("use_history", "audience")},
         },
         "defaults": {"use_history": False, "audience": "general"},
     },
@@ -166,7 +176,7 @@ def ask(run: Run, messages: list[dict[str, Any]], **extra: Any) -> Run:
 
 
 def test_history_turns_ignore_open_webuis_system_prompt_and_read_content_parts() -> None:
-    turns = P.turns_of(
+    turns = turns_of(
         [
             {"role": "system", "content": "Audience: {{chat.variables.audience}}"},
             {"role": "user", "content": [{"type": "text", "text": "Hi"}, {"type": "image_url"}]},
@@ -179,44 +189,44 @@ def test_history_turns_ignore_open_webuis_system_prompt_and_read_content_parts()
 
 def test_stored_items_replay_unchanged_until_the_history_differs() -> None:
     call = {"type": "function_call", "call_id": "call_1", "name": "lgos_interrupt"}
-    state = P.ChatState(
+    state = ChatState(
         exchanges=[
-            P.Exchange("Save it", [{"role": "user", "content": "Save it"}, call]),
-            P.Exchange("Old second", [{"role": "user", "content": "Old second"}]),
+            Exchange("Save it", [{"role": "user", "content": "Save it"}, call]),
+            Exchange("Old second", [{"role": "user", "content": "Old second"}]),
         ]
     )
     earlier = [("Save it", "Saved."), ("Edited second", "Answer two")]
-    items = P.rebuild_ledger(earlier, state)
+    items = rebuild_ledger(earlier, state)
     assert items[:2] == [{"role": "user", "content": "Save it"}, call]
     # From the edited turn on, Open WebUI's text stands in for the stored items.
     assert items[2:] == [
         {"role": "user", "content": "Edited second"},
         {"role": "assistant", "content": "Answer two"},
     ]
-    assert [e.user for e in P.matched_prefix(earlier, state)] == ["Save it"]
+    assert [e.user for e in matched_prefix(earlier, state)] == ["Save it"]
 
 
 def test_a_chat_from_before_the_pipe_replays_as_text() -> None:
-    items = P.rebuild_ledger([("Hi", "Hello")], P.ChatState())
+    items = rebuild_ledger([("Hi", "Hello")], ChatState())
     assert items == [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]
 
 
 def test_the_store_round_trips_and_survives_a_hostile_chat_id(tmp_path: Path) -> None:
-    store = P.ChatStore(tmp_path)
-    review = P.PendingReview("resp_1", "lgos/x", (P.InterruptCall("call_1", '{"question":"Ok?"}'),))
-    state = P.ChatState([P.Exchange("Hi", [{"role": "user", "content": "Hi"}])], review, {"a": "b"})
+    store = ChatStore(tmp_path)
+    review = PendingReview("resp_1", "lgos/x", (InterruptCall("call_1", '{"question":"Ok?"}'),))
+    state = ChatState([Exchange("Hi", [{"role": "user", "content": "Hi"}])], review, {"a": "b"})
     store.save("../../etc/passwd\x00", state)
     assert [p.parent for p in tmp_path.iterdir()] == [tmp_path]
     loaded = store.load("../../etc/passwd\x00")
     assert loaded.to_json() == state.to_json()
-    assert store.load("never-seen").to_json() == P.ChatState().to_json()
+    assert store.load("never-seen").to_json() == ChatState().to_json()
 
 
 # -- settings -------------------------------------------------------------------------------------
 
 
 def test_settings_are_declared_as_chat_variables_open_webui_can_parse() -> None:
-    prompt = P.variables_prompt(SIMPLE)
+    prompt = variables_prompt(SIMPLE)
     # Open WebUI's own pattern for chat variables (open_webui/utils/chat_variables.py).
     found = dict(re.findall(r"{{\s*chat\.variables\.([^\s|}]+)(?:\s*\|\s*([^}]*))?\s*}}", prompt))
     assert set(found) == {"use_history", "audience"}
@@ -302,7 +312,7 @@ def test_a_graph_without_its_extension_still_chats_with_a_notice(make_pipe: Any)
     )
     assert run.gateway.responses.requests[0]["model"] == "lgos/stripped"
     assert "tools" not in run.gateway.responses.requests[0]
-    assert run.statuses[0] == P.LIMITED_NOTICE
+    assert run.statuses[0] == LIMITED_NOTICE
     assert run.text.startswith("[offline-model")
 
 
@@ -405,13 +415,13 @@ def test_card_answers_are_read_from_every_shape() -> None:
     def tool(content: str) -> list[dict[str, Any]]:
         return [{"role": "tool", "content": content}]
 
-    assert P.card_answer([{"role": "user", "content": "approve"}]) is None
-    assert P.card_answer(tool('{"status": "cancelled", "answers": {}, "timed_out": true}')) == ""
+    assert card_answer([{"role": "user", "content": "approve"}]) is None
+    assert card_answer(tool('{"status": "cancelled", "answers": {}, "timed_out": true}')) == ""
     other = {
         "status": "answered",
         "answers": {"review": {"type": "other", "text": "Only the docs"}},
     }
-    assert P.card_answer(tool(json.dumps(other))) == "Only the docs"
+    assert card_answer(tool(json.dumps(other))) == "Only the docs"
 
 
 def test_a_note_review_shows_the_filename_and_the_exact_draft_as_markdown() -> None:
@@ -424,11 +434,11 @@ def test_a_note_review_shows_the_filename_and_the_exact_draft_as_markdown() -> N
         "choices": ["approve", "reject"],
         "allow_other": True,
     }
-    call = P.InterruptCall("call_note", json.dumps(payload))
-    shown = P.review_markdown(call)
+    call = InterruptCall("call_note", json.dumps(payload))
+    shown = review_markdown(call)
     assert "**Filename:** note-retries-need-idempotency-keys-72141a8c.md" in shown
     assert f"**Content**\n\n{draft}" in shown  # verbatim, so Open WebUI renders its Markdown
-    card = P.ask_user_arguments(call)["questions"][0]
+    card = ask_user_arguments(call)["questions"][0]
     assert [o["label"] for o in card["options"]] == ["approve", "reject"]
     assert card["allow_other"] is True  # the card's *Other* field carries a revision
     assert card["question"] == payload["question"]

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import time
 from dataclasses import dataclass, field
 
 import httpx
-from lgos_ui import CatalogError, GraphEntry, fetch_catalog
+from lgos_ui import GraphEntry
+from lgos_ui.catalog import CatalogCache
+from lgos_ui.mcp import GatewayMCP
 from openai import AsyncOpenAI
 
 from lgos_chainlit.config import AppSettings
-
-log = logging.getLogger("lgos_chainlit")
 
 
 @dataclass
@@ -22,10 +19,6 @@ class Gateway:
     http: httpx.AsyncClient = field(
         default_factory=lambda: httpx.AsyncClient(timeout=httpx.Timeout(30.0, connect=5.0))
     )
-    _catalog: list[GraphEntry] = field(default_factory=list)
-    _fetched: float = 0.0
-    _error: str | None = None
-    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def __post_init__(self) -> None:
         self.openai = AsyncOpenAI(
@@ -34,29 +27,19 @@ class Gateway:
             timeout=httpx.Timeout(600.0, connect=10.0),
             max_retries=1,
         )
+        self.mcp = GatewayMCP(self.settings.gateway_url, self.settings.gateway_key, self.http)
+        self._catalog = CatalogCache(self.settings.catalog_ttl)
 
     async def catalog(self) -> list[GraphEntry]:
         """The graphs, re-read after ``catalog_ttl`` seconds; the last good list on failure."""
-        async with self._lock:
-            if time.monotonic() - self._fetched < self.settings.catalog_ttl and self._fetched:
-                return self._catalog
-            try:
-                self._catalog = await fetch_catalog(
-                    self.http,
-                    self.settings.gateway_url,
-                    self.settings.gateway_key,
-                    self.settings.gateway_type,
-                )
-                self._error = None
-                self._fetched = time.monotonic()
-            except CatalogError as exc:
-                log.warning("catalog read failed: %s", exc)
-                self._error = str(exc)
-            return self._catalog
+        settings = self.settings
+        return await self._catalog.get(
+            settings.gateway_url, settings.gateway_key, settings.gateway_type, self.http
+        )
 
     @property
     def catalog_error(self) -> str | None:
-        return self._error
+        return self._catalog.error
 
     async def entry(self, graph: str | None) -> GraphEntry | None:
         entries = await self.catalog()

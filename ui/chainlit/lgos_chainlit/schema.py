@@ -10,6 +10,11 @@ from urllib.parse import urlsplit
 
 import asyncpg  # type: ignore[import-untyped]
 
+ROW = """id TEXT PRIMARY KEY,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP"""
+"""The columns every table but "User" starts with (``<row>`` below)."""
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS "User" (
     id TEXT PRIMARY KEY,
@@ -19,9 +24,7 @@ CREATE TABLE IF NOT EXISTS "User" (
     "updatedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
 CREATE TABLE IF NOT EXISTS "Thread" (
-    id TEXT PRIMARY KEY,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    <row>,
     "deletedAt" TIMESTAMP(3),
     name TEXT,
     metadata JSONB NOT NULL DEFAULT '{}',
@@ -30,9 +33,7 @@ CREATE TABLE IF NOT EXISTS "Thread" (
 );
 CREATE INDEX IF NOT EXISTS "Thread_userId_updatedAt" ON "Thread" ("userId", "updatedAt");
 CREATE TABLE IF NOT EXISTS "Step" (
-    id TEXT PRIMARY KEY,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    <row>,
     "parentId" TEXT REFERENCES "Step"(id) ON DELETE CASCADE,
     "threadId" TEXT REFERENCES "Thread"(id) ON DELETE CASCADE,
     input TEXT,
@@ -47,9 +48,7 @@ CREATE TABLE IF NOT EXISTS "Step" (
 );
 CREATE INDEX IF NOT EXISTS "Step_threadId_startTime" ON "Step" ("threadId", "startTime");
 CREATE TABLE IF NOT EXISTS "Element" (
-    id TEXT PRIMARY KEY,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    <row>,
     "threadId" TEXT REFERENCES "Thread"(id) ON DELETE CASCADE,
     "stepId" TEXT REFERENCES "Step"(id) ON DELETE CASCADE,
     metadata JSONB NOT NULL DEFAULT '{}',
@@ -67,15 +66,13 @@ CREATE TABLE IF NOT EXISTS "Element" (
     props JSONB DEFAULT '{}'
 );
 CREATE TABLE IF NOT EXISTS "Feedback" (
-    id TEXT PRIMARY KEY,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    <row>,
     "stepId" TEXT REFERENCES "Step"(id) ON DELETE CASCADE,
     name TEXT NOT NULL,
     value DOUBLE PRECISION NOT NULL,
     comment TEXT
 );
-"""
+""".replace("<row>", ROW)
 
 # One start at a time creates the tables (two app processes may start together).
 LOCK_KEY = 0x4C474F53_43484C54

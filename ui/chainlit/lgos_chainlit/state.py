@@ -8,6 +8,7 @@ or an app restart finds it again.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import chainlit as cl
@@ -15,6 +16,8 @@ from chainlit.context import context
 from chainlit.data import get_data_layer
 from chainlit.user import PersistedUser
 from lgos_ui import InputLedger, PendingReview
+from lgos_ui.events import BackgroundRun
+from lgos_ui.ledger import Item
 
 log = logging.getLogger("lgos_chainlit")
 
@@ -71,3 +74,20 @@ def restore(metadata: dict[str, Any]) -> None:
     for key in (GRAPH, LEDGER, SETTINGS, REVIEW, BACKGROUND, REVIEW_MESSAGE):
         if key in metadata and cl.user_session.get(key) is None:
             cl.user_session.set(key, metadata[key])
+
+
+class ThreadConversation:
+    """This thread's state as a turn's :class:`lgos_ui.turn.Conversation`."""
+
+    def items(self) -> list[Item]:
+        return ledger().snapshot()
+
+    async def add(self, items: Sequence[Item], review: PendingReview | None = None) -> None:
+        value = ledger()
+        value.add_output(items)
+        await save_ledger(value)
+        if review is not None:
+            await save_review(review)  # persisted before the person is asked
+
+    async def save_background(self, run: BackgroundRun | None) -> None:
+        await save(**{BACKGROUND: run.to_json() if run is not None else None})

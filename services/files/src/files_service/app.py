@@ -7,6 +7,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
+from service_kit.limits import BodyLimit
+from service_kit.openapi import install as install_openapi
 
 from files_service import openapi
 from files_service.errors import install_error_handlers
@@ -14,7 +16,7 @@ from files_service.nul_guard import NulGuard
 from files_service.routes import files, vector_stores
 from files_service.settings import FilesSettings
 from files_service.state import FilesState
-from files_service.uploads import BodyLimit
+from files_service.uploads import JSON_BODY_LIMIT, upload_limit
 
 
 def create_app(settings: FilesSettings | None = None, state: FilesState | None = None) -> FastAPI:
@@ -33,7 +35,8 @@ def create_app(settings: FilesSettings | None = None, state: FilesState | None =
     app.state.files = state
     app.include_router(files.router)
     app.include_router(vector_stores.router)
-    app.add_middleware(BodyLimit, max_upload_bytes=settings.max_upload_bytes)
+    routes = upload_limit(settings.max_upload_bytes)
+    app.add_middleware(BodyLimit, default=JSON_BODY_LIMIT, routes=routes)
     app.add_middleware(NulGuard)
 
     @app.get("/health", tags=["health"])
@@ -48,5 +51,5 @@ def create_app(settings: FilesSettings | None = None, state: FilesState | None =
         }
 
     install_error_handlers(app)
-    openapi.install(app)
+    install_openapi(app, openapi.describe)
     return app

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any, Literal
+from typing import Literal
 
-import orjson
 import psycopg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from service_kit.envelope import error_response
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
@@ -99,26 +99,6 @@ class DatabaseUnavailableError(FilesError):
         super().__init__(
             "The file database is unavailable; retry shortly.", code="service_unavailable"
         )
-
-
-def envelope(
-    message: str,
-    *,
-    type: ErrorType = "invalid_request_error",
-    param: str | None = None,
-    code: str | None = None,
-) -> dict[str, Any]:
-    return {"error": {"message": message, "type": type, "param": param, "code": code}}
-
-
-def error_response(exc: FilesError, headers: dict[str, str] | None = None) -> Response:
-    body = envelope(exc.message, type=exc.type, param=exc.param, code=exc.code)
-    return Response(
-        orjson.dumps(body),
-        status_code=exc.status_code,
-        media_type="application/json",
-        headers=headers,
-    )
 
 
 def allowed_methods(request: Request) -> str:

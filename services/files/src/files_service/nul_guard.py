@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from urllib.parse import parse_qsl
 
+from service_kit.envelope import error_response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from files_service.errors import FilesError, InvalidRequestError, error_response
+from files_service.errors import FilesError, InvalidRequestError
 
 
 class NulGuard:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.openapi.utils import get_openapi
+from service_kit.openapi import base_document
 
 from files_service.routes.files import PURPOSES
 
@@ -87,21 +87,9 @@ def statuses(method: str, path: str) -> tuple[int, ...]:
     return tuple(sorted(set(found)))
 
 
-def install(app: FastAPI) -> None:
-    def build() -> dict[str, Any]:
-        if app.openapi_schema is None:
-            app.openapi_schema = describe(app)
-        return app.openapi_schema
-
-    setattr(app, "openapi", build)  # noqa: B010 - FastAPI's documented override
-
-
 def describe(app: FastAPI) -> dict[str, Any]:
-    document = get_openapi(title=app.title, version=app.version, routes=app.routes)
-    schemas: dict[str, Any] = document.setdefault("components", {}).setdefault("schemas", {})
-    for name in ("HTTPValidationError", "ValidationError"):
-        schemas.pop(name, None)
-    schemas["ErrorEnvelope"] = _ENVELOPE
+    document = base_document(app)
+    document["components"]["schemas"]["ErrorEnvelope"] = _ENVELOPE
     for path, operations in document["paths"].items():
         for method, operation in operations.items():
             if method == "post" and path == "/v1/files":

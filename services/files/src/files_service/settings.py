@@ -7,6 +7,13 @@ from typing import Annotated, Literal, Self
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from service_kit.settings import (
+    LogLevel,
+    Port,
+    PostgresConnectTimeout,
+    PostgresPoolTimeout,
+    PostgresReconnectTimeout,
+)
 
 
 class FilesSettings(BaseSettings):
@@ -15,8 +22,8 @@ class FilesSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="FILES_", extra="ignore", env_ignore_empty=True)
 
     host: str = "127.0.0.1"
-    port: int = Field(default=3006, ge=1, le=65535)
-    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    port: Port = 3006
+    log_level: LogLevel = "info"
     api_keys: Annotated[list[SecretStr], NoDecode] = Field(
         default_factory=list,
         description="Comma-separated bearer keys; empty accepts every request (local use only).",
@@ -25,23 +32,9 @@ class FilesSettings(BaseSettings):
         default="postgresql://postgres@127.0.0.1:3001/postgres",
         description="Metadata and search chunks.",
     )
-    postgres_connect_timeout: int = Field(
-        default=5, ge=2, le=60, description="Seconds to open one PostgreSQL connection."
-    )
-    postgres_pool_timeout: float = Field(
-        default=5.0,
-        gt=0,
-        le=300,
-        description="Seconds a request waits for a pooled connection; while PostgreSQL is "
-        "down, requests fail (503) after this.",
-    )
-    postgres_reconnect_timeout: float = Field(
-        default=5.0,
-        gt=0,
-        le=300,
-        description="Seconds the pool retries replacing a lost connection before leaving it "
-        "to the next request, which reconnects at once.",
-    )
+    postgres_connect_timeout: PostgresConnectTimeout = 5
+    postgres_pool_timeout: PostgresPoolTimeout = 5.0
+    postgres_reconnect_timeout: PostgresReconnectTimeout = 5.0
 
     storage: Literal["disk", "s3"] = "disk"
     storage_dir: Path = Field(default=Path(".files"), description="Bytes, with storage=disk.")

@@ -1,4 +1,4 @@
-"""Streaming uploads: a body-size guard, hashing while copying, and the all-or-nothing store.
+"""Streaming uploads: the body-size limits, hashing while copying, and the all-or-nothing store.
 
 The multipart parser spools the file part to a temporary file (at most 1 MiB in memory); the bytes
 are then copied to storage in 1 MiB reads while their sha256 is computed, so memory stays flat
@@ -8,16 +8,17 @@ removed again if the row cannot be written: no failure leaves one without the ot
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 from typing import Any, BinaryIO
 
 import anyio
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from service_kit.limits import Limit
 
 from files_service import file_records
 from files_service.db import Pool
-from files_service.errors import BodyTooLargeError, FilesError, TooLargeError, error_response
+from files_service.errors import BodyTooLargeError, TooLargeError
 from files_service.file_records import FileRecord
 from files_service.storage import Readable, Storage
 from files_service.storage.base import CHUNK_SIZE
@@ -31,44 +32,15 @@ MAX_JSON_BODY = 1024 * 1024
 """Every other route takes a small JSON body; anything larger is refused, not read into memory."""
 
 
-class BodyLimit:
-    """Refuse bodies over the limit: at once by Content-Length, or as the bytes arrive.
+JSON_BODY_LIMIT = Limit(MAX_JSON_BODY, functools.partial(BodyTooLargeError, MAX_JSON_BODY))
 
-    ``POST /v1/files`` may carry up to the upload limit; every other request ``MAX_JSON_BODY``.
-    """
 
-    def __init__(self, app: ASGIApp, max_upload_bytes: int, upload_path: str = "/v1/files") -> None:
-        self.app = app
-        self.max_upload_bytes = max_upload_bytes
-        self.upload_path = upload_path
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        error: FilesError
-        if scope["method"] == "POST" and scope["path"] == self.upload_path:
-            allowed = self.max_upload_bytes + MULTIPART_OVERHEAD
-            error = TooLargeError(self.max_upload_bytes)
-        else:
-            allowed = MAX_JSON_BODY
-            error = BodyTooLargeError(MAX_JSON_BODY)
-        declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > allowed:
-            await error_response(error)(scope, receive, send)
-            return
-        seen = 0
-
-        async def counted() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > allowed:
-                    raise error
-            return message
-
-        await self.app(scope, counted, send)
+def upload_limit(max_upload_bytes: int) -> dict[tuple[str, str], Limit]:
+    """``POST /v1/files`` may carry up to the upload limit, plus the form around the file."""
+    allowed = max_upload_bytes + MULTIPART_OVERHEAD
+    return {
+        ("POST", "/v1/files"): Limit(allowed, functools.partial(TooLargeError, max_upload_bytes))
+    }
 
 
 class HashingReader:

@@ -12,6 +12,10 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from langgraph.pregel import Pregel
+from service_kit.envelope import envelope_handler, error_response
+from service_kit.limits import BodyLimit, Limit
+from service_kit.openapi import install as install_openapi
+from service_kit.responses import JSONResponse
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
@@ -23,6 +27,7 @@ from lgos.errors import (
     ErrorType,
     InternalServerError,
     LGOSError,
+    RequestTooLargeError,
     ServiceUnavailableError,
     error_envelope,
 )
@@ -32,8 +37,6 @@ from lgos.loop_lag import probe_loop_lag
 from lgos.outages import is_outage
 from lgos.protocol import openapi
 from lgos.protocol.chat.routes import router as chat_router
-from lgos.protocol.json import JSONResponse
-from lgos.protocol.limits import BodySizeLimit
 from lgos.protocol.models import router as models_router
 from lgos.protocol.responses.background import execute_job
 from lgos.protocol.responses.routes import router as responses_router
@@ -105,8 +108,11 @@ def create_app(
     async def health() -> dict[str, Any]:
         return {"status": "ok", "models": len(registry)}
 
-    openapi.install(app)
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes)
+    install_openapi(app, openapi.describe)
+    limit = settings.max_request_bytes
+    app.add_middleware(
+        BodyLimit, default=Limit(limit, functools.partial(RequestTooLargeError, limit))
+    )
     if settings.api_keys:
         app.add_middleware(APIKeyAuth, keys=settings.api_keys)
     _install_error_handlers(app)
@@ -114,9 +120,7 @@ def create_app(
 
 
 def _install_error_handlers(app: FastAPI) -> None:
-    @app.exception_handler(LGOSError)
-    async def lgos_error(request: Request, exc: LGOSError) -> Response:
-        return _error_response(exc)
+    app.add_exception_handler(LGOSError, envelope_handler)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:
@@ -145,7 +149,7 @@ def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(SecondInterruptError)
     async def second_interrupt(request: Request, exc: SecondInterruptError) -> Response:
         logger.error("graph broke the one-interrupt-per-node rule", exc_info=exc)
-        return _error_response(InternalServerError())
+        return error_response(InternalServerError())
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> Response:
@@ -153,10 +157,6 @@ def _install_error_handlers(app: FastAPI) -> None:
             logger.warning(
                 "storage unavailable", extra={"path": request.url.path, "error": repr(exc)}
             )
-            return _error_response(ServiceUnavailableError())
+            return error_response(ServiceUnavailableError())
         logger.error("unhandled error", exc_info=exc, extra={"path": request.url.path})
-        return _error_response(InternalServerError())
-
-
-def _error_response(error: LGOSError) -> Response:
-    return JSONResponse(error.to_envelope(), status_code=error.status_code)
+        return error_response(InternalServerError())

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from datetime import timedelta
 
-import http_framing
-import uvicorn
 from fastapi import FastAPI
 from pydantic import ValidationError
+from service_kit.logs import configure_logging
+from service_kit.serve import add_bind_options, bind_overrides, serve
 
 from lgos.app import build_runners, create_app
 from lgos.background.worker import Worker
@@ -24,7 +24,6 @@ from lgos.config import GraphRegistry
 from lgos.gc_tuning import tune_collector
 from lgos.interrupts.persistence import open_saver
 from lgos.interrupts.sweep import delete_expired_interrupt_runs
-from lgos.logs import configure_logging
 from lgos.protocol.responses.background import execute_job
 from lgos.settings import LGOSSettings
 from lgos.state import AppState
@@ -79,10 +78,9 @@ def settings_from_env(**overrides: object) -> LGOSSettings:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="lgos", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
-    serve = commands.add_parser("serve", help="serve a graph registry over the OpenAI API")
-    serve.add_argument("target", help="MODULE:FACTORY returning a GraphRegistry")
-    serve.add_argument("--host", help="bind address (LGOS_HOST, default 127.0.0.1)")
-    serve.add_argument("--port", type=int, help="port (LGOS_PORT, default 3004)")
+    serve_command = commands.add_parser("serve", help="serve a graph registry over the OpenAI API")
+    serve_command.add_argument("target", help="MODULE:FACTORY returning a GraphRegistry")
+    add_bind_options(serve_command, env_prefix="LGOS_", port=3004)
     sweep = commands.add_parser(
         "sweep", help="delete paused interrupt runs older than the TTL, then exit"
     )
@@ -112,23 +110,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.stdout.write(f"swept {len(swept)} expired interrupt run(s)\n")
         return
 
-    overrides = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
-    settings = settings_from_env(**overrides)
+    settings = settings_from_env(**bind_overrides(args))
     configure_logging(settings.log_level)
     app = build_app(args.target, settings)
     tune_collector(settings.gc_thresholds)
     logging.getLogger("lgos").info(
         "serving", extra={"models": list(app.state.lgos.registry), "port": settings.port}
     )
-    uvicorn.run(
+    serve(
         app,
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
-        access_log=False,
         timeout_graceful_shutdown=5,
-        # Garbled HTTP framing gets the OpenAI envelope too, not uvicorn's plain-text 400.
-        http=http_framing.PROTOCOL,
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import orjson
+from service_kit.envelope import envelope
 
 ErrorType = Literal["invalid_request_error", "server_error"]
 """The OpenAI ``error.type`` values LGOS emits: every 4xx is an ``invalid_request_error``."""
@@ -26,6 +27,11 @@ class LGOSError(Exception):
 
     status_code: int = 500
     type: ErrorType = "server_error"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # The envelope type follows the status: a subclass declares only its status.
+        cls.type = "invalid_request_error" if cls.status_code < 500 else "server_error"
 
     def __init__(
         self,
@@ -53,21 +59,18 @@ class InvalidRequestError(LGOSError):
     """
 
     status_code = 400
-    type: ErrorType = "invalid_request_error"
 
 
 class AuthenticationError(LGOSError):
     """No API key, or one LGOS does not know (HTTP 401; only when ``LGOS_API_KEYS`` is set)."""
 
     status_code = 401
-    type: ErrorType = "invalid_request_error"
 
 
 class RequestTooLargeError(LGOSError):
     """The request body exceeds ``LGOS_MAX_REQUEST_BYTES`` (HTTP 413)."""
 
     status_code = 413
-    type: ErrorType = "invalid_request_error"
 
     def __init__(self, limit: int) -> None:
         super().__init__(
@@ -90,7 +93,6 @@ class NotFoundError(LGOSError):
     """A resource such as a Response id is unknown (or not visible to the caller): HTTP 404."""
 
     status_code = 404
-    type: ErrorType = "invalid_request_error"
 
 
 class ModelNotFoundError(NotFoundError):
@@ -107,14 +109,25 @@ class ConflictError(LGOSError):
     """A validly shaped request that the durable state cannot accept now (HTTP 409)."""
 
     status_code = 409
-    type: ErrorType = "invalid_request_error"
+
+
+class RunConflictError(ConflictError):
+    """An interrupt run that is busy (``run_busy``) or not paused the way the request assumes
+    (``interrupt_state_conflict``). The protocol layer names the request field it is about."""
+
+
+class LeaseLostError(RuntimeError):
+    """An interrupt run's lease expired or was taken over: its holder must not write.
+
+    Raised inside a graph run by the run's checkpoint saver; the runtime reports it to the
+    client as a ``run_busy`` ``RunConflictError``.
+    """
 
 
 class UnprocessableEntityError(LGOSError):
     """A well-formed request that contradicts an earlier one, e.g. a reused key (HTTP 422)."""
 
     status_code = 422
-    type: ErrorType = "invalid_request_error"
 
 
 class InternalServerError(LGOSError):
@@ -143,7 +156,7 @@ def error_envelope(
     param: str | None = None,
     code: str | None = None,
 ) -> dict[str, Any]:
-    return {"error": {"message": message, "type": type, "param": param, "code": code}}
+    return envelope(message, type, param, code)
 
 
 def encode_envelope(error: LGOSError) -> bytes:

@@ -8,6 +8,12 @@ from typing import Annotated, Any, Literal
 import orjson
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from service_kit.settings import (
+    MaxRequestBytes,
+    PostgresConnectTimeout,
+    PostgresPoolTimeout,
+    PostgresReconnectTimeout,
+)
 
 BackgroundEngine = Literal["inprocess", "distributed"]
 """``inprocess``: jobs run inside ``lgos serve`` (embedded default, nothing survives a restart).
@@ -18,138 +24,112 @@ processes run the jobs."""
 class LGOSSettings(BaseSettings):
     """How one LGOS process serves its registry."""
 
-    model_config = SettingsConfigDict(env_prefix="LGOS_", extra="ignore", env_ignore_empty=True)
+    model_config = SettingsConfigDict(
+        env_prefix="LGOS_", extra="ignore", env_ignore_empty=True, use_attribute_docstrings=True
+    )
 
     host: str = "127.0.0.1"
     port: int = Field(default=3004, ge=1, le=65535)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
-    sse_ping_interval: float = Field(
-        default=15.0, gt=0, description="Seconds of graph silence before a ': ping' comment."
-    )
-    loop_lag_interval: float = Field(
-        default=0.0,
-        ge=0,
-        description="Seconds between event-loop lag probes (an 'event loop lag' log line per "
-        "report window); 0 (the default): no probe.",
-    )
-    loop_lag_report_every: float = Field(
-        default=2.0, gt=0, description="Seconds of lag samples each 'event loop lag' line sums up."
-    )
-    gc_thresholds: Annotated[tuple[int, int, int] | None, NoDecode] = Field(
-        default=(700, 10, 1_000),
-        description="CPython's collector thresholds (young allocations, then counts of the two "
-        "older generations), set once the app is built ('700,10,10' are CPython's own); "
-        "'default' leaves them alone.",
-    )
-    api_keys: Annotated[dict[str, str], NoDecode] = Field(
-        default_factory=dict,
-        repr=False,
-        description="API key -> scope name ('key=scope,key2=scope2' or a JSON object); empty "
-        "(the default): no authentication.",
-    )
-    trusted_scope_header: str | None = Field(
-        default=None,
-        description="A header a trusted gateway sets to the caller's tenant; read only when "
-        "named here (with API keys it subdivides the key's scope).",
-    )
-    max_request_bytes: int = Field(
-        default=8 * 1024 * 1024,
-        gt=0,
-        description="Request bodies over this many bytes are refused with 413 while reading.",
-    )
-    max_input_items: int = Field(
-        default=4096, gt=0, description="Most Responses input items or Chat messages a request has."
-    )
-    max_tools: int = Field(default=128, gt=0, description="Most tools one request declares.")
-    max_tool_schema_bytes: int = Field(
-        default=64 * 1024, gt=0, description="Largest one tool declaration may be, as JSON."
-    )
-    max_json_depth: int = Field(
-        default=64, gt=1, description="Deepest nesting of objects and arrays a body may have."
-    )
-    postgres_uri: str | None = Field(
-        default=None, description="Shared checkpoint/run state; embedded defaults when unset."
-    )
-    redis_url: str | None = Field(
-        default=None, description="Shared leases and queue; in-process when unset."
-    )
-    postgres_connect_timeout: int = Field(
-        default=5, ge=2, le=60, description="Seconds to open one PostgreSQL connection."
-    )
-    postgres_pool_timeout: float = Field(
-        default=5.0,
-        gt=0,
-        le=300,
-        description="Seconds a request waits for a pooled PostgreSQL connection; while "
-        "PostgreSQL is down, requests that need it fail (503) after this.",
-    )
-    postgres_reconnect_timeout: float = Field(
-        default=5.0,
-        gt=0,
-        le=300,
-        description="Seconds a pool keeps retrying (with backoff) to replace a lost connection "
-        "before leaving it to the next request, which then reconnects at once.",
-    )
-    postgres_pool_size: int = Field(
-        default=10, ge=1, le=1000, description="Most connections in each PostgreSQL pool."
-    )
-    redis_timeout: float = Field(
-        default=5.0,
-        gt=1.0,  # above the worker's 1 s blocking read
-        le=60,
-        description="Seconds to connect to Redis or to wait for its reply; while Redis is "
-        "down, lease and dispatch calls fail (503) after this instead of hanging.",
-    )
-    state_dir: Path = Field(
-        default=Path(".lgos"), description="Embedded SQLite checkpoints when no Postgres is set."
-    )
-    lease_ttl: float = Field(default=30.0, gt=0, description="Run lease expiry (renewed in use).")
-    interrupt_ttl: float = Field(
-        default=7 * 24 * 3600.0, gt=0, description="Paused runs older than this are swept."
-    )
-    sweep_interval: float = Field(
-        default=3600.0, ge=0, description="Seconds between expiry sweeps in `lgos serve`; 0: off."
-    )
-    background: BackgroundEngine = Field(
-        default="inprocess", description="Where background jobs run (see BackgroundEngine)."
-    )
-    background_queue: str = Field(
-        default="lgos:background",
-        min_length=1,
-        description="Redis stream (and cancel-channel prefix) the distributed engine uses.",
-    )
-    idempotency_ttl: float = Field(
-        default=24 * 3600.0, gt=0, description="Seconds an Idempotency-Key names its Response."
-    )
-    background_retention: float = Field(
-        default=7 * 24 * 3600.0, gt=0, description="Finished background Responses kept this long."
-    )
-    worker_concurrency: int = Field(default=8, ge=1, description="Jobs one worker runs at once.")
-    worker_heartbeat: float = Field(
-        default=2.0, gt=0, description="Seconds between a worker's heartbeats per running job."
-    )
-    worker_stale_after: float = Field(
-        default=10.0,
-        gt=0,
-        description="A running job whose heartbeat is older than this failed with its worker.",
-    )
-    worker_shutdown_grace: float = Field(
-        default=10.0, ge=0, description="Seconds a stopping worker lets in-flight jobs finish."
-    )
-    worker_consumer_idle: float = Field(
-        default=3600.0,
-        gt=0,
-        description="A queue consumer (one per worker process ever started) idle this long "
-        "with nothing pending is removed from the Redis group by the workers' sweep.",
-    )
-    background_sweep_interval: float = Field(
-        default=2.0, gt=0, description="Seconds between a worker's stale-job and requeue sweeps."
-    )
-    background_requeue_after: float = Field(
-        default=60.0,
-        gt=0,
-        description="A queued job not claimed for this long is dispatched again (lost message).",
-    )
+
+    sse_ping_interval: float = Field(default=15.0, gt=0)
+    """Seconds of graph silence before a ': ping' comment."""
+
+    loop_lag_interval: float = Field(default=0.0, ge=0)
+    """Seconds between event-loop lag probes (an 'event loop lag' log line per report window); 0
+    (the default): no probe."""
+
+    loop_lag_report_every: float = Field(default=2.0, gt=0)
+    """Seconds of lag samples each 'event loop lag' line sums up."""
+
+    gc_thresholds: Annotated[tuple[int, int, int] | None, NoDecode] = (700, 10, 1_000)
+    """CPython's collector thresholds (young allocations, then counts of the two older generations),
+    set once the app is built ('700,10,10' are CPython's own); 'default' leaves them alone."""
+
+    api_keys: Annotated[dict[str, str], NoDecode] = Field(default_factory=dict, repr=False)
+    """API key -> scope name ('key=scope,key2=scope2' or a JSON object); empty (the default): no
+    authentication."""
+
+    trusted_scope_header: str | None = None
+    """A header a trusted gateway sets to the caller's tenant; read only when named here (with API
+    keys it subdivides the key's scope)."""
+
+    max_request_bytes: MaxRequestBytes = 8 * 1024 * 1024
+
+    max_input_items: int = Field(default=4096, gt=0)
+    """Most Responses input items or Chat messages a request has."""
+
+    max_tools: int = Field(default=128, gt=0)
+    """Most tools one request declares."""
+
+    max_tool_schema_bytes: int = Field(default=64 * 1024, gt=0)
+    """Largest one tool declaration may be, as JSON."""
+
+    max_json_depth: int = Field(default=64, gt=1)
+    """Deepest nesting of objects and arrays a body may have."""
+
+    postgres_uri: str | None = None
+    """Shared checkpoint/run state; embedded defaults when unset."""
+
+    redis_url: str | None = None
+    """Shared leases and queue; in-process when unset."""
+
+    postgres_connect_timeout: PostgresConnectTimeout = 5
+    postgres_pool_timeout: PostgresPoolTimeout = 5.0
+    postgres_reconnect_timeout: PostgresReconnectTimeout = 5.0
+
+    postgres_pool_size: int = Field(default=10, ge=1, le=1000)
+    """Most connections in each PostgreSQL pool."""
+
+    redis_timeout: float = Field(default=5.0, gt=1.0, le=60)  # above the worker's 1 s blocking read
+    """Seconds to connect to Redis or to wait for its reply; while Redis is down, lease and dispatch
+    calls fail (503) after this instead of hanging."""
+
+    state_dir: Path = Path(".lgos")
+    """Embedded SQLite checkpoints when no Postgres is set."""
+
+    lease_ttl: float = Field(default=30.0, gt=0)
+    """Run lease expiry (renewed in use)."""
+
+    interrupt_ttl: float = Field(default=7 * 24 * 3600.0, gt=0)
+    """Paused runs older than this are swept."""
+
+    sweep_interval: float = Field(default=3600.0, ge=0)
+    """Seconds between expiry sweeps in `lgos serve`; 0: off."""
+
+    background: BackgroundEngine = "inprocess"
+    """Where background jobs run (see BackgroundEngine)."""
+
+    background_queue: str = Field(default="lgos:background", min_length=1)
+    """Redis stream (and cancel-channel prefix) the distributed engine uses."""
+
+    idempotency_ttl: float = Field(default=24 * 3600.0, gt=0)
+    """Seconds an Idempotency-Key names its Response."""
+
+    background_retention: float = Field(default=7 * 24 * 3600.0, gt=0)
+    """Finished background Responses kept this long."""
+
+    worker_concurrency: int = Field(default=8, ge=1)
+    """Jobs one worker runs at once."""
+
+    worker_heartbeat: float = Field(default=2.0, gt=0)
+    """Seconds between a worker's heartbeats per running job."""
+
+    worker_stale_after: float = Field(default=10.0, gt=0)
+    """A running job whose heartbeat is older than this failed with its worker."""
+
+    worker_shutdown_grace: float = Field(default=10.0, ge=0)
+    """Seconds a stopping worker lets in-flight jobs finish."""
+
+    worker_consumer_idle: float = Field(default=3600.0, gt=0)
+    """A queue consumer (one per worker process ever started) idle this long with nothing pending is
+    removed from the Redis group by the workers' sweep."""
+
+    background_sweep_interval: float = Field(default=2.0, gt=0)
+    """Seconds between a worker's stale-job and requeue sweeps."""
+
+    background_requeue_after: float = Field(default=60.0, gt=0)
+    """A queued job not claimed for this long is dispatched again (lost message)."""
 
     @field_validator("gc_thresholds", mode="before")
     @classmethod

@@ -6,15 +6,14 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import Depends, Request
 
 from lgos.background.backend import BackgroundBackend
 from lgos.config import GraphRegistry
-from lgos.errors import InvalidRequestError, ModelNotFoundError
+from lgos.errors import ModelNotFoundError
 from lgos.interrupts.resources import InterruptResources
-from lgos.protocol.limits import ShapeLimits
 from lgos.runtime.runner import GraphRunner
 from lgos.scope import ScopeResolver, shared_scope
 from lgos.settings import LGOSSettings
@@ -28,7 +27,6 @@ class AppState:
     settings: LGOSSettings
     scope_resolver: ScopeResolver = shared_scope
     interrupts: InterruptResources = field(init=False)
-    limits: ShapeLimits = field(init=False)
     _store_attached: bool = field(default=False, init=False)
     _store_lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
     _stack: AsyncExitStack = field(default_factory=AsyncExitStack, init=False)
@@ -38,7 +36,6 @@ class AppState:
 
     def __post_init__(self) -> None:
         self.interrupts = InterruptResources(self.settings)
-        self.limits = ShapeLimits.from_settings(self.settings)
 
     @property
     def background(self) -> BackgroundBackend:
@@ -71,15 +68,7 @@ class AppState:
         await self._stack.aclose()
         self._store_attached = False
 
-    def runner_for(self, model: Any) -> GraphRunner:
-        if model is None:
-            raise InvalidRequestError(
-                "Missing required parameter: 'model'.",
-                param="model",
-                code="missing_required_parameter",
-            )
-        if not isinstance(model, str):
-            raise InvalidRequestError("Invalid type for 'model': expected a string.", param="model")
+    def runner_for(self, model: str) -> GraphRunner:
         runner = self.runners.get(model)
         if runner is None:
             raise ModelNotFoundError(model)

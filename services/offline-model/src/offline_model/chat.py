@@ -10,10 +10,11 @@ from uuid import uuid4
 import orjson
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
+from service_kit.responses import JSONResponse
 from starlette.responses import Response
 
 from offline_model.answer import MODEL_NAME, compose_answer, count_tokens, tokenize
-from offline_model.http import json_response, paced, truncate
+from offline_model.http import paced, truncate
 from offline_model.prompts import chat_prompt, input_tokens
 from offline_model.requests import ChatRequest, parse
 from offline_model.tools import chat_tools, plan_calls
@@ -60,7 +61,7 @@ async def chat(request: Request) -> Response:
         if tool_calls:
             message["tool_calls"] = tool_calls
         choice = {"index": 0, "message": message, "finish_reason": finish, "logprobs": None}
-        return json_response(
+        return JSONResponse(
             {**envelope, "object": "chat.completion", "usage": usage, "choices": [choice]}
         )
 

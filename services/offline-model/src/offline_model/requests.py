@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from offline_model.http import RequestError
+from offline_model.errors import RequestError
 
 MAX_ITEMS = 4096
 MAX_TOOLS = 128

@@ -10,10 +10,11 @@ from uuid import uuid4
 import orjson
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
+from service_kit.responses import JSONResponse
 from starlette.responses import Response
 
 from offline_model.answer import MODEL_NAME, compose_answer, count_tokens, tokenize
-from offline_model.http import json_response, paced, truncate
+from offline_model.http import paced, truncate
 from offline_model.prompts import input_tokens, responses_prompt
 from offline_model.requests import ResponsesRequest, parse
 from offline_model.structured import json_schema_of, structured_answer
@@ -23,23 +24,15 @@ router = APIRouter()
 
 
 def _call_item(call: PlannedCall, *, done: bool) -> dict[str, Any]:
-    status = "completed" if done else "in_progress"
-    if call.kind == "custom":
-        return {
-            "type": "custom_tool_call",
-            "id": f"ctc_{call.call_id}",
-            "call_id": call.call_id,
-            "name": call.name,
-            "input": call.payload if done else "",
-            "status": status,
-        }
+    custom = call.kind == "custom"
     return {
-        "type": "function_call",
-        "id": f"fc_{call.call_id}",
+        "type": "custom_tool_call" if custom else "function_call",
+        "id": f"{'ctc' if custom else 'fc'}_{call.call_id}",
         "call_id": call.call_id,
         "name": call.name,
-        "arguments": call.payload if done else "",
-        "status": status,
+        # A custom tool's free-form input, a function's JSON arguments; empty until done.
+        ("input" if custom else "arguments"): call.payload if done else "",
+        "status": "completed" if done else "in_progress",
     }
 
 
@@ -109,7 +102,7 @@ async def responses(request: Request) -> Response:
         }
 
     if not body.get("stream"):
-        return json_response(response(final_status, final_output))
+        return JSONResponse(response(final_status, final_output))
 
     async def events() -> AsyncIterator[bytes]:
         sequence = 0

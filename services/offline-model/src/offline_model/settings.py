@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from service_kit.settings import MaxRequestBytes, Port
 
 
 class OfflineModelSettings(BaseSettings):
@@ -12,12 +13,8 @@ class OfflineModelSettings(BaseSettings):
     )
 
     host: str = "127.0.0.1"
-    port: int = Field(default=3007, ge=1, le=65535)
-    max_request_bytes: int = Field(
-        default=8 * 1024 * 1024,
-        gt=0,
-        description="Request bodies over this many bytes are refused with 413 while reading.",
-    )
+    port: Port = 3007
+    max_request_bytes: MaxRequestBytes = 8 * 1024 * 1024
     token_delay: float = Field(
         default=0.0, ge=0, description="Seconds between streamed tokens, to make streaming visible."
     )

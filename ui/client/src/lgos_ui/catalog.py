@@ -11,7 +11,10 @@ an extension (e.g. the Files service's operator entry) are not graphs and are sk
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -20,6 +23,8 @@ import httpx
 
 GatewayType = Literal["litellm", "bifrost"]
 """The value of ``OPENAI_GATEWAY_TYPE``: which native catalog route the reader uses."""
+
+log = logging.getLogger("lgos_ui")
 
 GRAPH_PREFIX = "lgos/"
 BIFROST_PROVIDER = "lgos"
@@ -179,3 +184,43 @@ async def fetch_catalog(
     except ValueError as exc:
         raise CatalogError("the gateway's catalog is not JSON") from exc
     return parse(payload)
+
+
+class CatalogCache:
+    """The catalog, re-read after ``ttl`` seconds or when the gateway changes; on a failed read
+    the last good list stays and :attr:`error` says why."""
+
+    def __init__(self, ttl: float) -> None:
+        self.ttl = ttl
+        self.entries: list[GraphEntry] = []
+        self.error: str | None = None
+        self._key: tuple[str, str, str] | None = None
+        self._fetched = 0.0
+        self._lock = asyncio.Lock()
+
+    async def get(
+        self,
+        base_url: str,
+        api_key: str,
+        gateway_type: GatewayType,
+        http: httpx.AsyncClient | None = None,
+    ) -> list[GraphEntry]:
+        """The graphs; without ``http`` a short-lived client reads the catalog when it is due."""
+        key = (base_url, gateway_type, api_key)
+        async with self._lock:
+            fresh = self._fetched and time.monotonic() - self._fetched < self.ttl
+            if fresh and key == self._key:
+                return self.entries
+            own = http is None
+            client = http or httpx.AsyncClient(timeout=httpx.Timeout(15.0, connect=5.0))
+            try:
+                self.entries = await fetch_catalog(client, base_url, api_key, gateway_type)
+                self.error = None
+                self._fetched, self._key = time.monotonic(), key
+            except CatalogError as exc:
+                log.warning("catalog read failed: %s", exc)
+                self.error = str(exc)
+            finally:
+                if own:
+                    await client.aclose()
+            return self.entries

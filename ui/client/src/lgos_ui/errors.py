@@ -1,7 +1,7 @@
 """A gateway's error as a person reads it: the status and the OpenAI envelope's message.
 
-Takes plain values (an SDK ``APIStatusError``'s ``status_code``, ``message`` and ``body``) so the
-package stays free of the ``openai`` dependency each UI pins on its own.
+Takes plain values (an SDK ``APIStatusError``'s ``status_code``, ``message`` and ``body``), so it
+reads any SDK version's error; :func:`lgos_ui.turn.gateway_error` applies it to the exception.
 """
 
 from __future__ import annotations

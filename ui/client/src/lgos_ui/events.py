@@ -3,6 +3,9 @@
 Only ``final_answer`` text (or a message without a phase) enters the transcript; ``commentary``
 messages are progress, shown apart. Citations, tool items, refusals and the terminal status are
 reported as their own UI events; a failed or incomplete Response keeps the partial text.
+
+The events a turn (:mod:`lgos_ui.turn`) adds are here too (:data:`TurnEvent`): client tool calls,
+shown files, notices and errors, reviews, background runs; a UI renders them all in one place.
 """
 
 from __future__ import annotations
@@ -11,7 +14,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from lgos_ui.review import PendingReview
+
 Outcome = Literal["completed", "incomplete", "failed", "cancelled", "error"]
+TERMINAL = frozenset({"completed", "incomplete", "failed", "cancelled"})
+"""A background run's statuses that end polling."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +90,105 @@ class Finished:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class TurnError:
+    """A request failed or the turn stopped; what was shown so far stays."""
+
+    text: str
+
+
 UIEvent = AnswerDelta | RefusalDelta | Commentary | Citation | ToolActivity | Finished
+"""What a stream maps to."""
+
+# What a turn (lgos_ui.turn) yields beyond the stream's own events.
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A client (MCP) tool call starts."""
+
+    call_id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDone:
+    """A client (MCP) tool call ended: ``failed`` when it could not run (``text`` says why),
+    ``is_error`` when it ran and the tool reported an error."""
+
+    call: ToolCall
+    text: str
+    is_error: bool = False
+    failed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something the person should know; the turn goes on. A ``warning`` (a file that could not
+    be shown) belongs with the answer, other notices with the progress."""
+
+    text: str
+    warning: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FileShown:
+    """A ``display_file`` call's file, downloaded through the gateway, for the person."""
+
+    file_id: str
+    name: str
+    mime: str
+    content: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundRun:
+    """A background run, stored before it is polled (a reload polls it again)."""
+
+    response_id: str
+    key: str
+    """The ``Idempotency-Key`` the run was created with."""
+    model: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"response_id": self.response_id, "key": self.key, "model": self.model}
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundProgress:
+    """One poll of a background run: every commentary line so far and the ones new to it."""
+
+    response_id: str
+    status: str
+    elapsed: int
+    notes: tuple[str, ...]
+    new: tuple[str, ...]
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in TERMINAL
+
+
+@dataclass(frozen=True, slots=True)
+class BackgroundFinished:
+    """The run ended; its output (when kept) is already stored."""
+
+    result: Finished
+
+
+TurnEvent = (
+    UIEvent
+    | ToolCall
+    | ToolDone
+    | FileShown
+    | PendingReview
+    | Notice
+    | TurnError
+    | BackgroundRun
+    | BackgroundProgress
+    | BackgroundFinished
+)
 
 TOOL_KINDS = ("custom_tool_call", "custom_tool_call_output", "web_search_call", "function_call")
 

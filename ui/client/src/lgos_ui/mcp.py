@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,6 +144,36 @@ class ToolResult:
     def as_output(self) -> str:
         """The ``function_call_output`` string the graph reads."""
         return json.dumps({"error": self.text} if self.is_error else {"result": self.text})
+
+
+class GatewayMCP:
+    """The gateway's MCP tools, one session per listing or call (sessions are cheap, short).
+
+    With ``http`` the sessions share that client; without, each opens its own and closes it.
+    """
+
+    def __init__(self, base_url: str, api_key: str, http: httpx.AsyncClient | None = None) -> None:
+        self.base_url = base_url
+        self.api_key = api_key
+        self.http = http
+
+    @contextlib.asynccontextmanager
+    async def session(self) -> AsyncIterator[MCPClient]:
+        http = self.http or httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=5.0))
+        try:
+            async with MCPClient.for_gateway(http, self.base_url, self.api_key) as client:
+                yield client
+        finally:
+            if self.http is None:
+                await http.aclose()
+
+    async def list_tools(self) -> list[MCPTool]:
+        async with self.session() as client:
+            return await client.list_tools()
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        async with self.session() as client:
+            return await client.call_tool(name, arguments)
 
 
 def _message(response: httpx.Response, request_id: int) -> dict[str, Any]:

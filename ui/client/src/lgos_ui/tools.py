@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import mimetypes
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -67,3 +68,22 @@ def display_file_output(filename: str | None, shown: bool) -> str:
     if shown:
         return json.dumps({"status": "displayed", "filename": filename or ""})
     return json.dumps({"status": "not_displayed", "reason": "the file could not be downloaded"})
+
+
+PREVIEWED = ("text/markdown", "text/csv", "text/plain")
+PREVIEW_CHARS = 4000
+
+
+def mime_of(name: str) -> str:
+    """A shown file's type by its name (``.md`` is Markdown; the stdlib may not know it)."""
+    if name.lower().endswith(".md"):
+        return "text/markdown"
+    return mimetypes.guess_type(name)[0] or "application/octet-stream"
+
+
+def text_preview(mime: str, content: bytes) -> str | None:
+    """A fenced preview of a text file's start, or ``None`` for other types."""
+    if mime not in PREVIEWED:
+        return None
+    text = content.decode("utf-8", errors="replace")[:PREVIEW_CHARS]
+    return f"```{'csv' if mime == 'text/csv' else 'markdown'}\n{text}\n```"

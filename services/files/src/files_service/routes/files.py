@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
+from service_kit.responses import JSONResponse
 from starlette.datastructures import FormData, UploadFile
 from starlette.responses import Response, StreamingResponse
 
@@ -28,7 +29,6 @@ from files_service.filenames import (
     stored_content_type,
 )
 from files_service.pagination import Order, PageRequest
-from files_service.responses import json_response
 
 logger = logging.getLogger("files_service.files")
 router = APIRouter(prefix="/v1/files", tags=["files"], dependencies=[Depends(require_key)])
@@ -106,7 +106,7 @@ async def _replay(
             code="idempotency_key_expired",
         )
     logger.info("upload replayed", extra={"file_id": earlier.id, "raced": raced})
-    return json_response(earlier.to_object())
+    return JSONResponse(earlier.to_object())
 
 
 async def _find(pool: Pool, file_id: str) -> FileRecord:
@@ -162,7 +162,7 @@ async def create_file(request: Request, state: StateDep) -> Response:
             return await _replay(earlier, fields, upload, raced=True)
     finally:
         await form.close()
-    return json_response(record.to_object())
+    return JSONResponse(record.to_object())
 
 
 @router.get("")
@@ -174,12 +174,12 @@ async def list_files(
     after: str | None = None,
 ) -> Response:
     page = PageRequest(limit=limit, order=order, after=after)
-    return json_response(await file_records.list_files(pool, page, purpose))
+    return JSONResponse(await file_records.list_files(pool, page, purpose))
 
 
 @router.get("/{file_id}")
 async def retrieve_file(pool: PoolDep, file_id: str) -> Response:
-    return json_response((await _find(pool, file_id)).to_object())
+    return JSONResponse((await _find(pool, file_id)).to_object())
 
 
 @router.get("/{file_id}/content")
@@ -212,4 +212,4 @@ async def file_content(pool: PoolDep, storage: StorageDep, file_id: str) -> Resp
 async def delete_file(state: StateDep, file_id: str) -> Response:
     if not await state.delete_file(file_id):
         raise NotFoundError("file", file_id, "file_id")
-    return json_response({"id": file_id, "object": "file", "deleted": True})
+    return JSONResponse({"id": file_id, "object": "file", "deleted": True})

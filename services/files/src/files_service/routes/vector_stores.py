@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict, Field
+from service_kit.responses import JSONResponse
 from starlette.responses import Response
 
 from files_service import file_records, ids, vector_records
@@ -14,7 +15,6 @@ from files_service.deps import PoolDep, StateDep, require_key
 from files_service.errors import InvalidRequestError, NotFoundError, UpstreamError
 from files_service.indexing.chunking import parse_strategy
 from files_service.pagination import Order, PageRequest
-from files_service.responses import json_response
 from files_service.search import ranking
 from files_service.search.embeddings import EmbeddingsError
 
@@ -124,7 +124,7 @@ async def create_store(state: StateDep, body: CreateStore) -> Response:
     await vector_records.create_store(state.pool, store_id, body.name, body.metadata, days)
     for file_id in body.file_ids:
         await _attach(state, store_id, file_id, body.chunking_strategy, None)
-    return json_response(await _store(state.pool, store_id))
+    return JSONResponse(await _store(state.pool, store_id))
 
 
 @router.get("")
@@ -136,19 +136,19 @@ async def list_stores(
     before: str | None = None,
 ) -> Response:
     page = PageRequest(limit=limit, order=order, after=after, before=before)
-    return json_response(await vector_records.list_stores(pool, page))
+    return JSONResponse(await vector_records.list_stores(pool, page))
 
 
 @router.get("/{vector_store_id}")
 async def retrieve_store(pool: PoolDep, vector_store_id: str) -> Response:
-    return json_response(await _store(pool, vector_store_id))
+    return JSONResponse(await _store(pool, vector_store_id))
 
 
 @router.delete("/{vector_store_id}")
 async def delete_store(pool: PoolDep, vector_store_id: str) -> Response:
     if not await vector_records.delete_store(pool, vector_store_id):
         raise NotFoundError("vector store", vector_store_id, "vector_store_id")
-    return json_response({"id": vector_store_id, "object": "vector_store.deleted", "deleted": True})
+    return JSONResponse({"id": vector_store_id, "object": "vector_store.deleted", "deleted": True})
 
 
 @router.post("/{vector_store_id}/files")
@@ -158,7 +158,7 @@ async def attach_file(state: StateDep, vector_store_id: str, body: AttachFile) -
         state, vector_store_id, body.file_id, body.chunking_strategy, body.attributes
     )
     await vector_records.touch_store(state.pool, vector_store_id)
-    return json_response(attached)
+    return JSONResponse(attached)
 
 
 @router.get("/{vector_store_id}/files")
@@ -173,7 +173,7 @@ async def list_store_files(
 ) -> Response:
     await _store(pool, vector_store_id)
     page = PageRequest(limit=limit, order=order, after=after, before=before)
-    return json_response(await vector_records.list_files(pool, vector_store_id, page, filter))
+    return JSONResponse(await vector_records.list_files(pool, vector_store_id, page, filter))
 
 
 @router.get("/{vector_store_id}/files/{file_id}")
@@ -182,7 +182,7 @@ async def retrieve_store_file(pool: PoolDep, vector_store_id: str, file_id: str)
     attached = await vector_records.get_file(pool, vector_store_id, file_id)
     if attached is None:
         raise NotFoundError("vector store file", file_id, "file_id")
-    return json_response(attached)
+    return JSONResponse(attached)
 
 
 @router.delete("/{vector_store_id}/files/{file_id}")
@@ -191,7 +191,7 @@ async def detach_file(pool: PoolDep, vector_store_id: str, file_id: str) -> Resp
     await _store(pool, vector_store_id)
     if not await vector_records.detach(pool, vector_store_id, file_id):
         raise NotFoundError("vector store file", file_id, "file_id")
-    return json_response({"id": file_id, "object": "vector_store.file.deleted", "deleted": True})
+    return JSONResponse({"id": file_id, "object": "vector_store.file.deleted", "deleted": True})
 
 
 @router.post("/{vector_store_id}/search")
@@ -228,7 +228,7 @@ async def search(state: StateDep, vector_store_id: str, body: Search) -> Respons
         score_threshold=threshold,
     )
     await vector_records.touch_store(state.pool, vector_store_id)
-    return json_response(
+    return JSONResponse(
         {
             "object": "vector_store.search_results.page",
             "search_query": queries,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Coroutine
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal, Protocol
 
 from lgos.errors import INTERNAL_ERROR_MESSAGE
@@ -27,8 +27,8 @@ Publish = Callable[[Snapshot], None]
 class BackgroundJob:
     """Everything a worker needs to run one Response, in any process: plain JSON fields only.
 
-    The request body is kept as the client sent it and decoded again by the worker, so the job
-    runs exactly what was validated at submission.
+    The request body is kept as the client sent it; a worker in another process decodes it
+    again, so the job runs exactly what was validated at submission.
     """
 
     response_id: str
@@ -38,9 +38,12 @@ class BackgroundJob:
     created_at: int
     run_id: str | None = None
     """Interrupt runs only: the run id chosen at submission (a resume's is its paused run's)."""
+    decoded: Any = field(default=None, compare=False, repr=False)
+    """The request as decoded at submission, for a job run by the process that accepted it;
+    never stored."""
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "decoded"}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> BackgroundJob:

@@ -20,10 +20,6 @@ class Lease:
     token: int
 
 
-class LeaseLostError(RuntimeError):
-    """The lease expired or was taken over; this holder must not write."""
-
-
 class RunCoordinator(Protocol):
     async def acquire(self, key: str) -> Lease | None:
         """Grant the lease, or ``None`` when another holder has it (callers answer 409)."""

@@ -21,7 +21,8 @@ from langgraph.checkpoint.base import (
     CheckpointTuple,
 )
 
-from lgos.interrupts.coordinator import Lease, LeaseLostError, RunCoordinator
+from lgos.errors import LeaseLostError
+from lgos.interrupts.coordinator import Lease, RunCoordinator
 from lgos.storage import PostgresLimits, open_pool
 
 logger = logging.getLogger("lgos.interrupts")

@@ -22,7 +22,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.pregel import Pregel
 from langgraph.types import Command, PregelTask, StateSnapshot
 
-from lgos.errors import ConflictError
+from lgos.errors import RunConflictError
 from lgos.interrupts.coordinator import Lease, RunCoordinator
 from lgos.interrupts.ids import INTERRUPT_TOOL, call_id, paused_response_id
 from lgos.interrupts.keys import thread_key
@@ -34,8 +34,8 @@ from lgos.runtime.runner import GraphRunner, RunPlan
 logger = logging.getLogger("lgos.interrupts")
 
 
-def state_conflict(message: str) -> ConflictError:
-    return ConflictError(message, param="previous_response_id", code="interrupt_state_conflict")
+def state_conflict(message: str) -> RunConflictError:
+    return RunConflictError(message, code="interrupt_state_conflict")
 
 
 class SecondInterruptError(RuntimeError):
@@ -122,9 +122,8 @@ class InterruptService:
         key = thread_key(scope, model, run_id)
         lease = await self.coordinator.acquire(key)
         if lease is None:
-            raise ConflictError(
+            raise RunConflictError(
                 "This run is already executing; retry once it has paused or finished.",
-                param="previous_response_id",
                 code="run_busy",
             )
         run = InterruptRun(run_id, key, lease, self._bind(graph, lease), paused_response_id(run_id))

@@ -1,15 +1,5 @@
-"""Fast JSON responses (orjson) for every route."""
+"""Fast JSON responses (orjson) for every route: the service kit's response class."""
 
-from __future__ import annotations
+from service_kit.responses import JSONResponse
 
-from typing import Any
-
-import orjson
-from starlette.responses import Response
-
-
-class JSONResponse(Response):
-    media_type = "application/json"
-
-    def render(self, content: Any) -> bytes:
-        return orjson.dumps(content)
+__all__ = ["JSONResponse"]

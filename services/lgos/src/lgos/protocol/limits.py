@@ -1,82 +1,28 @@
-"""Bounds on what one request may carry: its size while it is read, then its shape.
-
-The size limit is enforced as the body arrives (a declared ``Content-Length`` over the limit is
-refused before a byte is read; chunked bodies are counted), so a huge body is never held in
-memory. The shape bounds run on the parsed JSON before decoding, each a 400 naming the parameter.
+"""Bounds on the shape of one request: they run on the parsed JSON before decoding, each a 400
+naming the parameter. (Its size is bounded while it is read: ``service_kit.limits.BodyLimit``
+with ``LGOS_MAX_REQUEST_BYTES``.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from lgos.errors import InvalidRequestError, RequestTooLargeError
-from lgos.protocol.json import JSONResponse
+from lgos.errors import InvalidRequestError
 from lgos.protocol.validation import format_param
 from lgos.settings import LGOSSettings
 
 
-class BodySizeLimit:
-    """ASGI middleware refusing bodies over ``max_bytes`` with a 413 in the OpenAI envelope."""
-
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            error = RequestTooLargeError(self.max_bytes)
-            response = JSONResponse(error.to_envelope(), status_code=error.status_code)
-            await response(scope, receive, send)
-            return
-        seen = 0
-
-        async def counted() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    # Raised inside the route's body read, so the app's handlers answer 413.
-                    raise RequestTooLargeError(self.max_bytes)
-            return message
-
-        await self.app(scope, counted, send)
-
-
-@dataclass(frozen=True, slots=True)
-class ShapeLimits:
-    max_items: int
-    max_tools: int
-    max_tool_schema_bytes: int
-    max_depth: int
-
-    @classmethod
-    def from_settings(cls, settings: LGOSSettings) -> ShapeLimits:
-        return cls(
-            max_items=settings.max_input_items,
-            max_tools=settings.max_tools,
-            max_tool_schema_bytes=settings.max_tool_schema_bytes,
-            max_depth=settings.max_json_depth,
-        )
-
-
-def check_shape(body: dict[str, Any], limits: ShapeLimits, *, items: str) -> None:
+def check_shape(body: dict[str, Any], limits: LGOSSettings, *, items: str) -> None:
     """Nesting depth and NUL-free strings of the whole body, then the ``items`` list's length
     and the tools'."""
-    check_tree(body, limits.max_depth)
+    check_tree(body, limits.max_json_depth)
     listed = body.get(items)
-    if isinstance(listed, list) and len(listed) > limits.max_items:
+    if isinstance(listed, list) and len(listed) > limits.max_input_items:
         raise InvalidRequestError(
-            f"'{items}' may hold at most {limits.max_items} items; got {len(listed)}.",
+            f"'{items}' may hold at most {limits.max_input_items} items; got {len(listed)}.",
             param=items,
             code="array_above_max_length",
         )

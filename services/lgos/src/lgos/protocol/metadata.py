@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from langchain_core.messages import BaseMessage
 from pydantic import ValidationError
 
 from lgos.config import GraphConfig
 from lgos.errors import InvalidRequestError
-from lgos.request import ClientSettings
+from lgos.request import ClientSettings, GraphRequest, Protocol, ToolChoice
 
 MAX_PAIRS = 16
 MAX_KEY_CHARS = 64
@@ -30,6 +31,33 @@ class ResolvedMetadata:
     passthrough: dict[str, str]
     conversation_id: str | None
     settings: ClientSettings | None
+
+    def graph_request(
+        self,
+        protocol: Protocol,
+        model: str,
+        messages: Sequence[BaseMessage],
+        *,
+        stream: bool,
+        tools: Sequence[Mapping[str, Any]],
+        tool_choice: ToolChoice | None,
+        server_tools: Sequence[str] = (),
+        instructions: str | None = None,
+    ) -> GraphRequest:
+        """The decoded request, with this metadata's share of it."""
+        return GraphRequest(
+            model=model,
+            protocol=protocol,
+            messages=messages,
+            stream=stream,
+            metadata=self.passthrough,
+            conversation_id=self.conversation_id,
+            settings=self.settings,
+            tools=tools,
+            tool_choice=tool_choice,
+            server_tools=server_tools,
+            instructions=instructions,
+        )
 
 
 def check_metadata(metadata: Any) -> dict[str, str]:

@@ -6,11 +6,27 @@ from typing import Any
 
 from lgos.config import GraphConfig
 from lgos.errors import InvalidRequestError
+from lgos.protocol.schema import FunctionTool
 from lgos.protocol.validation import reject_unknown
 
 WEB_SEARCH = "web_search"
-_FUNCTION_FIELDS = frozenset({"type", "name", "description", "parameters", "strict"})
+_FUNCTION_FIELDS = frozenset(FunctionTool.model_fields)
 _CHOICE_MODES = ("none", "auto", "required")
+
+
+def tool_array(raw: Any) -> list[Any]:
+    """The request's ``tools`` array; none when absent."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise InvalidRequestError("Invalid type for 'tools': expected an array.", param="tools")
+    return raw
+
+
+def check_unique_names(functions: list[dict[str, Any]]) -> None:
+    names = [f["name"] for f in functions]
+    if len(set(names)) != len(names):
+        raise InvalidRequestError("Function names must be unique.", param="tools")
 
 
 def function_tool(spec: Any, param: str, config: GraphConfig) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -22,6 +22,19 @@ def parse_json_body(raw: bytes) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise InvalidRequestError("The request body must be a JSON object.")
     return body
+
+
+def require_model(body: Mapping[str, Any]) -> str:
+    model = body.get("model")
+    if model is None:
+        raise InvalidRequestError(
+            "Missing required parameter: 'model'.",
+            param="model",
+            code="missing_required_parameter",
+        )
+    if not isinstance(model, str):
+        raise InvalidRequestError("Invalid type for 'model': expected a string.", param="model")
+    return model
 
 
 def check_fields(
@@ -45,6 +58,20 @@ def check_fields(
             param=key,
             code="unknown_parameter",
         )
+
+
+def type_of(item: Any) -> Any:
+    """An object's ``type`` field; ``None`` for anything that is not an object."""
+    return item.get("type") if isinstance(item, dict) else None
+
+
+def each_object(items: list[Any], name: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(param, item)`` for each element of the array ``name``; each must be an object."""
+    for index, item in enumerate(items):
+        param = f"{name}[{index}]"
+        if not isinstance(item, dict):
+            raise InvalidRequestError(f"Invalid '{param}': expected an object.", param=param)
+        yield param, item
 
 
 def reject_unknown(

@@ -86,13 +86,11 @@ class ToolActivity:
 
 
 @dataclass(slots=True)
-class ToolCalled:
-    activity: ToolActivity
+class ToolEvent:
+    """A selected server tool was called or, once ``returned``, has its result."""
 
-
-@dataclass(slots=True)
-class ToolReturned:
     activity: ToolActivity
+    returned: bool = False
 
 
 @dataclass(slots=True)
@@ -108,5 +106,5 @@ class RunOutcome:
     tool_activity: list[ToolActivity] = field(default_factory=list)
 
 
-RunEvent = TextDelta | StatusUpdate | ToolCalled | ToolReturned | RunOutcome
+RunEvent = TextDelta | StatusUpdate | ToolEvent | RunOutcome
 """What ``GraphRunner.stream`` yields; a ``RunOutcome`` is always last."""

@@ -19,13 +19,13 @@ from langgraph.types import Durability, StreamMode
 
 from lgos.config import GraphConfig
 from lgos.errors import (
-    ConflictError,
     ContextLengthExceededError,
     InternalServerError,
+    LeaseLostError,
     LGOSError,
+    RunConflictError,
     ServiceUnavailableError,
 )
-from lgos.interrupts.coordinator import LeaseLostError
 from lgos.outages import is_outage
 from lgos.request import GraphRequest
 from lgos.runtime.events import RunEvent, RunOutcome, StatusUpdate, TextDelta
@@ -71,9 +71,8 @@ def translate_failure(exc: BaseException, *, model: str) -> LGOSError:
         # Another request took the run over (its lease expired, or Redis lost it): the run's
         # outcome is theirs, and this one wrote nothing.
         logger.warning("interrupt run lost its lease", extra={"model": model})
-        return ConflictError(
+        return RunConflictError(
             "This run was taken over by another request; retry once it has paused or finished.",
-            param="previous_response_id",
             code="run_busy",
         )
     if is_outage(exc):

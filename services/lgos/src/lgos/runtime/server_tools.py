@@ -12,7 +12,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
 
-from lgos.runtime.events import ServerToolKind, ToolActivity, ToolCalled, ToolReturned
+from lgos.runtime.events import ServerToolKind, ToolActivity, ToolEvent
 
 WEB_SEARCH = "web_search"
 
@@ -49,13 +49,13 @@ def tool_output(message: ToolMessage) -> str:
 
 
 class ToolTracker:
-    """Turns root-graph updates into ``ToolCalled``/``ToolReturned`` events, in order."""
+    """Turns root-graph updates into ``ToolEvent``s (calls, then their results), in order."""
 
     def __init__(self, selected: Collection[str]) -> None:
         self.selected = frozenset(selected)
         self.activity: dict[str, ToolActivity] = {}
 
-    def observe(self, updates: Any) -> Iterator[ToolCalled | ToolReturned]:
+    def observe(self, updates: Any) -> Iterator[ToolEvent]:
         if not isinstance(updates, dict):
             return
         for update in updates.values():
@@ -66,9 +66,9 @@ class ToolTracker:
                     activity = self.activity.get(message.tool_call_id)
                     if activity is not None and activity.output is None:
                         activity.output = tool_output(message)
-                        yield ToolReturned(activity)
+                        yield ToolEvent(activity, returned=True)
 
-    def _calls(self, message: AIMessage) -> Iterator[ToolCalled]:
+    def _calls(self, message: AIMessage) -> Iterator[ToolEvent]:
         for call in message.tool_calls:
             name = call["name"]
             if name not in self.selected:
@@ -79,7 +79,7 @@ class ToolTracker:
             kind: ServerToolKind = "web_search" if name == WEB_SEARCH else "custom"
             activity = ToolActivity(call_id, name, kind, tool_input(kind, call["args"]))
             self.activity[call_id] = activity
-            yield ToolCalled(activity)
+            yield ToolEvent(activity)
 
     def finish(self) -> list[ToolActivity]:
         pending = [a.call_id for a in self.activity.values() if a.output is None]

@@ -20,30 +20,24 @@ from lgos.errors import InvalidRequestError
 from lgos.protocol import tools as tool_specs
 from lgos.protocol.metadata import check_metadata, resolve_metadata
 from lgos.protocol.pairing import CallLedger
+from lgos.protocol.schema import ChatRequest
 from lgos.protocol.validation import (
     GENERATION_CONTROL,
     check_fields,
+    each_object,
     optional_field,
     reject_unknown,
+    type_of,
 )
 from lgos.request import GraphRequest
 
-ALLOWED_FIELDS = frozenset(
-    {
-        "model",
-        "messages",
-        "stream",
-        "stream_options",
-        "metadata",
-        "tools",
-        "tool_choice",
-        "parallel_tool_calls",
-        "user",
-        "safety_identifier",
-        "store",
-    }
-)
+ALLOWED_FIELDS = frozenset(ChatRequest.model_fields)
+"""The request fields this API accepts: those its OpenAPI request model declares."""
 _DEPRECATED = "Deprecated function calling is not supported; use tools and tool_choice."
+_FUNCTIONS_ONLY = (
+    "Chat Completions accepts only function tools; server tools are selected through the "
+    "Responses API."
+)
 UNSUPPORTED_FIELDS: dict[str, str] = {
     **dict.fromkeys(
         (
@@ -103,16 +97,8 @@ def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedChat
     functions = _decode_tools(body.get("tools"), config)
     choice = _decode_tool_choice(body.get("tool_choice"), functions)
     messages = decode_messages(body.get("messages"))
-    request = GraphRequest(
-        model=model,
-        protocol="chat",
-        messages=messages,
-        stream=stream,
-        metadata=resolved.passthrough,
-        conversation_id=resolved.conversation_id,
-        settings=resolved.settings,
-        tools=functions,
-        tool_choice=choice,
+    request = resolved.graph_request(
+        "chat", model, messages, stream=stream, tools=functions, tool_choice=choice
     )
     return DecodedChatRequest(graph_request=request, include_usage=include_usage)
 
@@ -137,25 +123,15 @@ def _stream_options(options: Any, stream: bool) -> bool:
 
 
 def _decode_tools(raw: Any, config: GraphConfig) -> list[dict[str, Any]]:
-    if raw is None:
-        return []
-    if not isinstance(raw, list):
-        raise InvalidRequestError("Invalid type for 'tools': expected an array.", param="tools")
     functions = []
-    for index, spec in enumerate(raw):
+    for index, spec in enumerate(tool_specs.tool_array(raw)):
         param = f"tools[{index}]"
-        if not isinstance(spec, dict) or spec.get("type") != "function":
-            raise InvalidRequestError(
-                "Chat Completions accepts only function tools; server tools are selected "
-                "through the Responses API.",
-                param=f"{param}.type",
-            )
+        if type_of(spec) != "function":
+            raise InvalidRequestError(_FUNCTIONS_ONLY, param=f"{param}.type")
         if set(spec) != {"type", "function"}:
             raise InvalidRequestError(f"Invalid '{param}'.", param=param)
         functions.append(tool_specs.function_tool(spec["function"], f"{param}.function", config))
-    names = [f["name"] for f in functions]
-    if len(set(names)) != len(names):
-        raise InvalidRequestError("Function names must be unique.", param="tools")
+    tool_specs.check_unique_names(functions)
     return functions
 
 
@@ -178,10 +154,7 @@ def decode_messages(raw: Any) -> list[BaseMessage]:
         )
     messages: list[BaseMessage] = []
     ledger = CallLedger()
-    for index, message in enumerate(raw):
-        param = f"messages[{index}]"
-        if not isinstance(message, dict):
-            raise InvalidRequestError(f"Invalid '{param}': expected an object.", param=param)
+    for param, message in each_object(raw, "messages"):
         role = message.get("role")
         decoder = _DECODERS.get(role) if isinstance(role, str) else None
         if decoder is None:
@@ -211,7 +184,7 @@ def _text_content(content: Any, param: str, *, files: bool = False) -> str | lis
     blocks: list[Any] = []
     for index, part in enumerate(content):
         part_param = f"{param}[{index}]"
-        kind = part.get("type") if isinstance(part, dict) else None
+        kind = type_of(part)
         if kind == "text" and isinstance(part.get("text"), str) and set(part) == {"type", "text"}:
             blocks.append({"type": "text", "text": part["text"]})
         elif kind == "file" and files:
@@ -283,7 +256,7 @@ def _assistant(message: dict[str, Any], param: str) -> BaseMessage:
         blocks.append({"type": "text", "text": content})
     elif isinstance(content, list):
         for index, part in enumerate(content):
-            kind = part.get("type") if isinstance(part, dict) else None
+            kind = type_of(part)
             if kind == "text" and isinstance(part.get("text"), str):
                 blocks.append({"type": "text", "text": part["text"]})
             elif kind == "refusal" and isinstance(part.get("refusal"), str):

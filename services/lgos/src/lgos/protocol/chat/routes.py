@@ -11,7 +11,7 @@ from lgos.protocol.chat.encode import CompletionShell, encode_stream
 from lgos.protocol.json import JSONResponse
 from lgos.protocol.limits import check_shape
 from lgos.protocol.sse import SSEResponse
-from lgos.protocol.validation import parse_json_body
+from lgos.protocol.validation import parse_json_body, require_model
 from lgos.state import StateDep
 
 router = APIRouter(tags=["chat"])
@@ -20,8 +20,8 @@ router = APIRouter(tags=["chat"])
 @router.post("/v1/chat/completions", response_model=None)
 async def create_chat_completion(request: Request, state: StateDep) -> Response:
     body = parse_json_body(await request.body())
-    check_shape(body, state.limits, items="messages")
-    runner = state.runner_for(body.get("model"))
+    check_shape(body, state.settings, items="messages")
+    runner = state.runner_for(require_model(body))
     decoded = decode(body, runner.model, runner.config)
     plan = runner.prepare(decoded.graph_request)
     shell = CompletionShell(model=runner.model)

@@ -24,25 +24,18 @@ from lgos.background.backend import (
     Snapshot,
 )
 from lgos.config import GraphFeature
-from lgos.errors import ConflictError, InvalidRequestError, UnprocessableEntityError
+from lgos.errors import InvalidRequestError, RunConflictError, UnprocessableEntityError
 from lgos.interrupts.ids import paused_response_id
-from lgos.interrupts.runs import InterruptRun
 from lgos.protocol.ids import response_id
 from lgos.protocol.responses.decode import DecodedResponsesRequest, decode
 from lgos.protocol.responses.encode import encode_stream
 from lgos.protocol.responses.items import ResponseShell
+from lgos.protocol.responses.runs import open_run
 from lgos.runtime.runner import GraphRunner
 from lgos.state import AppState
 
 IDEMPOTENCY_HEADER = "idempotency-key"
 PROGRESS_INTERVAL = 0.25
-
-
-def terminal_response(last_chunk: bytes) -> Snapshot:
-    """The Response object inside the terminal event of a finished stream."""
-    data = last_chunk.rstrip().rsplit(b"\ndata: ", 1)[-1]
-    response: Snapshot = orjson.loads(data)["response"]
-    return response
 
 
 def idempotency_of(request: Request, scope: str, body: dict[str, Any]) -> IdempotencyKey | None:
@@ -58,12 +51,10 @@ def idempotency_of(request: Request, scope: str, body: dict[str, Any]) -> Idempo
 def _shell(
     runner: GraphRunner, decoded: DecodedResponsesRequest, job: BackgroundJob
 ) -> ResponseShell:
-    resume = decoded.resume
     return ResponseShell(
         model=runner.model,
         request=decoded,
         id=job.response_id,
-        previous_response_id=resume.previous_response_id if resume else None,
         background=True,
         created_at=job.created_at,
     )
@@ -91,6 +82,7 @@ async def create_background(
         body=body,
         created_at=int(time.time()),
         run_id=str(run_id) if run_id else None,
+        decoded=decoded,
     )
     queued = _shell(runner, decoded, job).build("queued", [])
     try:
@@ -105,33 +97,24 @@ async def create_background(
 async def execute_job(state: AppState, job: BackgroundJob, publish: Publish) -> Snapshot:
     """Run one background job from its stored request, in whichever process holds it."""
     runner = state.runner_for(job.model)
-    decoded = decode(job.body, runner.model, runner.config)
+    decoded: DecodedResponsesRequest = job.decoded or decode(job.body, runner.model, runner.config)
     shell = _shell(runner, decoded, job)
     publish(shell.build("in_progress", []))
-    resume = decoded.resume
-    run: InterruptRun | None = None
-    service = await state.interrupts.service() if job.run_id else None
-    if service is not None:
-        run_id = UUID(job.run_id)
-        try:
-            if resume is None:
-                run = await service.start(runner.graph, job.scope, runner.model, run_id)
-            else:
-                run = await service.resume(
-                    runner.graph, job.scope, runner.model, run_id, resume.answers
-                )
-        except ConflictError as conflict:
-            # A stale or racing background answer fails its own Response, once it is checked
-            # under the run's lease.
-            failed = shell.build("failed", [], failed=True)
-            failed["error"]["message"] = f"{conflict.code}: {conflict.message}"
-            return failed
     try:
-        if service is not None and run is not None:
-            plan = service.prepare(runner, decoded.graph_request, run)
-        else:
-            plan = runner.prepare(decoded.graph_request)
-        last = b""
+        run = await open_run(
+            state,
+            runner,
+            decoded,
+            lambda: job.scope,
+            UUID(job.run_id) if job.run_id else None,
+        )
+    except RunConflictError as conflict:
+        # A stale or racing background answer fails its own Response, once it is checked
+        # under the run's lease.
+        failed = shell.build("failed", [], failed=True)
+        failed["error"]["message"] = f"{conflict.code}: {conflict.message}"
+        return failed
+    try:
         published = 0.0
 
         def progress(output: list[dict[str, Any]]) -> None:
@@ -142,9 +125,12 @@ async def execute_job(state: AppState, job: BackgroundJob, publish: Publish) -> 
                 published = now
                 publish(shell.build("in_progress", output))
 
-        async for chunk in encode_stream(runner, plan, shell, progress):
-            last = chunk
-        return terminal_response(last)
+        terminal: list[Snapshot] = []
+        async for _ in encode_stream(
+            runner, run.plan, shell, progress, on_terminal=terminal.append
+        ):
+            pass  # nobody reads this stream: its snapshots are the output
+        return terminal[0]
     finally:
-        if service is not None and run is not None:
-            await service.close(run)
+        if run.close is not None:
+            await run.close()

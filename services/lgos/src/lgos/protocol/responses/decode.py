@@ -11,6 +11,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from lgos.config import GraphConfig, GraphFeature
 from lgos.errors import InvalidRequestError
 from lgos.interrupts.ids import INTERRUPT_TOOL, interrupt_id_of, run_id_of
+from lgos.protocol import schema
 from lgos.protocol import tools as tool_specs
 from lgos.protocol.metadata import check_metadata, resolve_metadata
 from lgos.protocol.pairing import CallLedger
@@ -18,31 +19,16 @@ from lgos.protocol.responses.tool_items import TOOL_ITEM_DECODERS
 from lgos.protocol.validation import (
     GENERATION_CONTROL,
     check_fields,
+    each_object,
     optional_field,
     reject_unknown,
     require_string,
+    type_of,
 )
 from lgos.request import GraphRequest
 
-ALLOWED_FIELDS = frozenset(
-    {
-        "model",
-        "input",
-        "instructions",
-        "stream",
-        "metadata",
-        "store",
-        "tools",
-        "tool_choice",
-        "parallel_tool_calls",
-        "previous_response_id",
-        "background",
-        "user",
-        "safety_identifier",
-        "text",
-        "include",
-    }
-)
+ALLOWED_FIELDS = frozenset(schema.ResponsesRequest.model_fields)
+"""The request fields this API accepts: those its OpenAPI request model declares."""
 UNSUPPORTED_FIELDS: dict[str, str] = {
     **dict.fromkeys(
         (
@@ -75,8 +61,10 @@ class Resume:
     answers: dict[str, str]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DecodedResponsesRequest:
+    """What the graph runs (``graph_request``, ``resume``) and what the Response echoes."""
+
     graph_request: GraphRequest
     resume: Resume | None
     background: bool
@@ -87,6 +75,11 @@ class DecodedResponsesRequest:
     parallel_tool_calls: bool
     store: bool
     """Echoed on the Response: as sent, else whether the background engine keeps it."""
+
+    @property
+    def previous_response_id(self) -> str | None:
+        """Echoed on the Response: only a resume names a previous Response."""
+        return self.resume.previous_response_id if self.resume else None
 
 
 def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedResponsesRequest:
@@ -145,14 +138,11 @@ def decode(body: dict[str, Any], model: str, config: GraphConfig) -> DecodedResp
                 code="missing_required_parameter",
             )
 
-    graph_request = GraphRequest(
-        model=model,
-        protocol="responses",
-        messages=messages,
+    graph_request = resolved.graph_request(
+        "responses",
+        model,
+        messages,
         stream=stream,
-        metadata=resolved.passthrough,
-        conversation_id=resolved.conversation_id,
-        settings=resolved.settings,
         tools=functions,
         tool_choice=choice,
         server_tools=selected,
@@ -206,15 +196,11 @@ def _decode_tools(
     raw: Any, config: GraphConfig
 ) -> tuple[list[dict[str, Any]], list[str], list[dict[str, Any]]]:
     """Client functions, selected server tools, and the declarations echoed on the Response."""
-    if raw is None:
-        return [], [], []
-    if not isinstance(raw, list):
-        raise InvalidRequestError("Invalid type for 'tools': expected an array.", param="tools")
     functions: list[dict[str, Any]] = []
     selected: list[str] = []
-    for index, spec in enumerate(raw):
+    for index, spec in enumerate(tool_specs.tool_array(raw)):
         param = f"tools[{index}]"
-        kind = spec.get("type") if isinstance(spec, dict) else None
+        kind = type_of(spec)
         if kind == "function":
             functions.append(tool_specs.function_tool(spec, param, config))
         elif kind in ("custom", tool_specs.WEB_SEARCH):
@@ -228,9 +214,7 @@ def _decode_tools(
                 "custom server tools and web_search.",
                 param=f"{param}.type",
             )
-    names = [f["name"] for f in functions]
-    if len(set(names)) != len(names):
-        raise InvalidRequestError("Function names must be unique.", param="tools")
+    tool_specs.check_unique_names(functions)
     declared = [*functions]
     declared.extend(
         {"type": "web_search"} if n == tool_specs.WEB_SEARCH else {"type": "custom", "name": n}
@@ -254,10 +238,7 @@ def decode_input(raw: Any) -> list[BaseMessage]:
         )
     messages: list[BaseMessage] = []
     ledger = CallLedger()
-    for index, item in enumerate(raw):
-        param = f"input[{index}]"
-        if not isinstance(item, dict):
-            raise InvalidRequestError(f"Invalid '{param}': expected an object.", param=param)
+    for param, item in each_object(raw, "input"):
         kind = item.get("type", "message")
         if not isinstance(kind, str):  # a list or object here once reached a dict lookup: 500
             raise InvalidRequestError(
@@ -275,7 +256,7 @@ def decode_input(raw: Any) -> list[BaseMessage]:
     return messages
 
 
-_MESSAGE_FIELDS = frozenset({"type", "role", "content", "id", "status", "phase"})
+_MESSAGE_FIELDS = frozenset(schema.MessageItem.model_fields)
 
 
 def _decode_message(item: dict[str, Any], param: str) -> BaseMessage:
@@ -312,16 +293,16 @@ def _decode_input_content(content: Any, param: str, *, allow_files: bool) -> str
     blocks: list[Any] = []
     for index, part in enumerate(content):
         part_param = f"{param}[{index}]"
-        kind = part.get("type") if isinstance(part, dict) else None
+        kind = type_of(part)
         if kind == "input_text":
-            reject_unknown(part, {"type", "text"}, part_param)
+            reject_unknown(part, schema.InputText.model_fields, part_param)
             blocks.append({"type": "text", "text": require_string(part, "text", part_param)})
         elif kind == "input_file" and allow_files:
             blocks.append(_decode_file(part, part_param))
         else:
+            accepted = "input_text or input_file with a file_id" if allow_files else "input_text"
             raise InvalidRequestError(
-                f"Content part type {kind!r} is not supported here; send input_text"
-                + (" or input_file with a file_id." if allow_files else "."),
+                f"Content part type {kind!r} is not supported here; send {accepted}.",
                 param=f"{part_param}.type",
             )
     return _collapse(blocks)
@@ -346,11 +327,9 @@ def _decode_assistant(item: dict[str, Any], content: Any, param: str) -> AIMessa
         blocks = []
         for index, part in enumerate(content):
             part_param = f"{param}.content[{index}]"
-            kind = part.get("type") if isinstance(part, dict) else None
+            kind = type_of(part)
             if kind in ("output_text", "input_text"):
-                reject_unknown(
-                    part, {"type", "text", "annotations", "logprobs", "parsed"}, part_param
-                )
+                reject_unknown(part, schema.OutputText.model_fields, part_param)
                 if part.get("parsed") is not None:
                     raise InvalidRequestError(
                         "Parsed structured output is not supported.", param=f"{part_param}.parsed"
@@ -364,7 +343,7 @@ def _decode_assistant(item: dict[str, Any], content: Any, param: str) -> AIMessa
                     block["annotations"] = annotations
                 blocks.append(block)
             elif kind == "refusal":
-                reject_unknown(part, {"type", "refusal"}, part_param)
+                reject_unknown(part, schema.Refusal.model_fields, part_param)
                 blocks.append(
                     {"type": "refusal", "refusal": require_string(part, "refusal", part_param)}
                 )
@@ -418,13 +397,13 @@ def decode_resume(previous: Any, raw: Any) -> Resume:
     answers: dict[str, str] = {}
     for index, item in enumerate(raw):
         param = f"input[{index}]"
-        if not isinstance(item, dict) or item.get("type") != "function_call_output":
+        if type_of(item) != "function_call_output":
             raise InvalidRequestError(
                 "A resume may only contain function_call_output items answering the paused "
                 "interrupt calls.",
                 param=f"{param}.type",
             )
-        reject_unknown(item, {"type", "call_id", "output", "id", "status"}, param)
+        reject_unknown(item, schema.CallOutputItem.model_fields, param)
         call = item.get("call_id")
         interrupt_id = interrupt_id_of(call) if isinstance(call, str) else None
         if interrupt_id is None:

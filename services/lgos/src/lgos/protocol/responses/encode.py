@@ -34,8 +34,7 @@ from lgos.runtime.events import (
     StatusUpdate,
     TextDelta,
     ToolActivity,
-    ToolCalled,
-    ToolReturned,
+    ToolEvent,
 )
 from lgos.runtime.runner import GraphRunner, RunPlan, translate_failure
 
@@ -297,6 +296,9 @@ class _Encoder:
 ProgressCallback = Callable[[list[dict[str, Any]]], None]
 """Receives the output so far (the open answer with its text so far) after each event."""
 
+TerminalCallback = Callable[[dict[str, Any]], None]
+"""Receives the Response object of the terminal event, just before that event is yielded."""
+
 
 async def encode_stream(
     runner: GraphRunner,
@@ -304,6 +306,7 @@ async def encode_stream(
     shell: ResponseShell,
     progress: ProgressCallback | None = None,
     before_terminal: Callable[[], Awaitable[None]] | None = None,
+    on_terminal: TerminalCallback | None = None,
 ) -> AsyncIterator[bytes]:
     """The Responses event stream of ``plan``; ``before_terminal`` runs (once) just before the
     terminal event is yielded, so what it releases is free when a client reads that event."""
@@ -324,10 +327,10 @@ async def encode_stream(
                     yield encoder.delta(event.text)
             elif isinstance(event, StatusUpdate):
                 yield encoder.status(event.description)
-            elif isinstance(event, ToolCalled):
-                yield encoder.tool_called(event.activity)
-            elif isinstance(event, ToolReturned):
+            elif isinstance(event, ToolEvent) and event.returned:
                 yield encoder.tool_returned(event.activity)
+            elif isinstance(event, ToolEvent):
+                yield encoder.tool_called(event.activity)
             else:
                 outcome = event
             if progress is not None:
@@ -340,11 +343,10 @@ async def encode_stream(
         encoder.unfinished_searches()
         if encoder.answer_index >= 0:
             failure += encoder.close_answer("incomplete", None)
-        failure.append(
-            encoder.response_event(
-                "response.failed", shell.build("failed", encoder.output, failed=True)
-            )
-        )
+        failed = shell.build("failed", encoder.output, failed=True)
+        failure.append(encoder.response_event("response.failed", failed))
+        if on_terminal is not None:
+            on_terminal(failed)
         if before_terminal is not None:
             await before_terminal()
         yield b"".join(failure)
@@ -359,17 +361,15 @@ async def encode_stream(
     for call in outcome.function_calls:
         frames += encoder.function_call(call)
     kind = "response.incomplete" if outcome.incomplete_reason else "response.completed"
-    frames.append(
-        encoder.response_event(
-            kind,
-            shell.build(
-                "incomplete" if outcome.incomplete_reason else "completed",
-                encoder.output,
-                usage=outcome.usage,
-                incomplete_reason=outcome.incomplete_reason,
-            ),
-        )
+    response = shell.build(
+        "incomplete" if outcome.incomplete_reason else "completed",
+        encoder.output,
+        usage=outcome.usage,
+        incomplete_reason=outcome.incomplete_reason,
     )
+    frames.append(encoder.response_event(kind, response))
+    if on_terminal is not None:
+        on_terminal(response)
     if before_terminal is not None:
         await before_terminal()
     yield b"".join(frames)

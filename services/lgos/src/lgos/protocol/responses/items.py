@@ -27,7 +27,6 @@ class ResponseShell:
     model: str
     request: DecodedResponsesRequest
     id: str = field(default_factory=response_id)
-    previous_response_id: str | None = None
     background: bool = False
     created_at: int = field(default_factory=lambda: int(time.time()))
 
@@ -53,7 +52,7 @@ class ResponseShell:
             "instructions": self.request.instructions,
             "metadata": self.request.metadata,
             "parallel_tool_calls": self.request.parallel_tool_calls,
-            "previous_response_id": self.previous_response_id,
+            "previous_response_id": self.request.previous_response_id,
             "store": self.request.store,
             "temperature": None,
             "top_p": None,

@@ -1,0 +1,143 @@
+"""The serving benchmarks' timing client: a keep-alive HTTP/1.1 connection per worker, workers
+driven for a fixed time, and ``lgos serve`` pinned to a core (``bench_serving``, ``bench_gateway``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+
+from lgos_stack.bench.graphs import REGISTRY
+from lgos_stack.bench.stats import percentile_ms
+from lgos_stack.paths import ROOT
+from lgos_stack.processes import Wait, http_ok, wait_for
+
+DELTA_MARK = b"event: response.output_text.delta"
+
+
+@dataclass
+class Sample:
+    latency: float
+    ttfd: float | None = None
+    deltas: int = 0
+
+
+@dataclass
+class Cell:
+    samples: list[Sample] = field(default_factory=list)
+    elapsed: float = 0.0
+
+    @property
+    def rps(self) -> float:
+        return len(self.samples) / self.elapsed
+
+    @property
+    def deltas_per_s(self) -> float:
+        return sum(s.deltas for s in self.samples) / self.elapsed
+
+    def latency(self, q: float) -> float:
+        return percentile_ms([s.latency for s in self.samples], q)
+
+    def ttfd(self, q: float) -> float:
+        return percentile_ms([s.ttfd for s in self.samples if s.ttfd is not None], q)
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection: just enough protocol to time requests exactly.
+
+    ``headers`` are extra request header lines (each ending in CRLF); ``mark`` is what counts as
+    one streamed delta in the body (LiteLLM re-emits events as data-only lines, so the gateway
+    benchmark counts the event type inside the JSON instead of the ``event:`` line)."""
+
+    def __init__(self, port: int, headers: str = "", mark: bytes = DELTA_MARK) -> None:
+        self.port = port
+        self.headers = headers
+        self.mark = mark
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def request(self, body: bytes) -> Sample:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        assert self.reader is not None
+        head = (
+            f"POST /v1/responses HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n{self.headers}\r\n"
+        ).encode()
+        started = time.perf_counter()
+        self.writer.write(head + body)
+        headers = (await self.reader.readuntil(b"\r\n\r\n")).lower()
+        if not headers.startswith(b"http/1.1 200"):
+            raise RuntimeError(headers.decode())
+        if b"content-length:" in headers:
+            length = int(headers.split(b"content-length:")[1].split(b"\r\n")[0])
+            await self.reader.readexactly(length)
+            return Sample(time.perf_counter() - started)
+        first: float | None = None
+        deltas = 0
+        while True:
+            size = int((await self.reader.readuntil(b"\r\n")).strip(), 16)
+            if size == 0:
+                await self.reader.readuntil(b"\r\n")
+                break
+            # Each chunk is one server send holding whole SSE events, so marks never split.
+            found = (await self.reader.readexactly(size + 2)).count(self.mark)
+            if found and first is None:
+                first = time.perf_counter() - started
+            deltas += found
+        return Sample(time.perf_counter() - started, first, deltas)
+
+
+async def drive(per_worker: list[Callable[[], Awaitable[Sample]]], seconds: float) -> Cell:
+    cell = Cell()
+
+    async def loop(worker: Callable[[], Awaitable[Sample]]) -> None:
+        # At least one sample per worker: on a loaded machine a short window can close before a
+        # worker first runs, and an empty cell has no rate to compare.
+        while True:
+            cell.samples.append(await worker())
+            if time.perf_counter() >= stop_at:
+                return
+
+    gc.collect()
+    started = time.perf_counter()
+    stop_at = started + seconds
+    await asyncio.gather(*(loop(w) for w in per_worker))
+    cell.elapsed = time.perf_counter() - started
+    return cell
+
+
+def start_server(
+    port: int,
+    cores: set[int],
+    timeout: float = 30.0,
+    *,
+    registry: str = REGISTRY,
+    extra_env: Mapping[str, str] | None = None,
+) -> subprocess.Popen[bytes]:
+    """``lgos serve`` of ``registry`` (the benchmark graphs) on ``port``, pinned to ``cores``."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "LGOS_PORT": str(port),
+        "LGOS_LOG_LEVEL": "warning",
+        **(extra_env or {}),
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "lgos", "serve", registry],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=lambda: os.sched_setaffinity(0, cores),
+    )
+    if wait_for(lambda: http_ok(f"http://127.0.0.1:{port}/health"), None, timeout) is Wait.READY:
+        return process
+    process.kill()
+    raise SystemExit("LGOS did not start")

@@ -1,0 +1,293 @@
+"""The stack's components, one function each, in start order (``COMPONENTS``): each starts once
+every component before it is healthy."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+
+from lgos_gateways.mcp_demo_db import DBHUB_ENTRY, dbhub_command
+
+from lgos_stack import jobs
+from lgos_stack.keys import (
+    chainlit_login,
+    files_key,
+    files_keys,
+    gateway_key,
+    lgos_key,
+    open_webui_admin,
+)
+from lgos_stack.model import Component, Setup
+from lgos_stack.paths import (
+    CHAINLIT_BIN,
+    CHAINLIT_DIR,
+    EMBEDDINGS_PYTHON,
+    EMBEDDINGS_SERVER,
+    LITELLM_BIN,
+    OPEN_WEBUI_BIN,
+    PG_BIN,
+    SEARXNG_PYTHON,
+    UI_CLIENT_SRC,
+    pg_data,
+    state_dir,
+)
+from lgos_stack.ports import Ports, postgres_url
+from lgos_stack.servers import postgres_command, redis_command
+
+REGISTRY = "lgos_demo_graphs.registry:create_registry"
+CHAINLIT_DATABASE = "chainlit"
+OPEN_WEBUI_HEALTH_TIMEOUT = 240.0
+"""Its first start migrates a fresh database: ≈ 40 s here, several times that on a busy CPU."""
+
+
+def postgres(ports: Ports) -> Component:
+    return Component(
+        name="postgres",
+        port=ports.postgres,
+        args=postgres_command(pg_data(), ports.postgres),
+        tcp_health=True,
+        service_user=True,
+        requires=(PG_BIN / "initdb",),
+        setup=jobs.init_postgres,
+    )
+
+
+def redis(ports: Ports) -> Component:
+    return Component(
+        name="redis", port=ports.redis, args=redis_command(ports.redis), tcp_health=True
+    )
+
+
+def searxng(ports: Ports) -> Component:
+    return Component(
+        name="searxng",
+        port=ports.searxng,
+        args=[str(SEARXNG_PYTHON), "-m", "searx.webapp"],
+        env={"SEARXNG_SETTINGS_PATH": str(state_dir() / "searxng-settings.yml")},
+        health_path="/healthz",
+        requires=(SEARXNG_PYTHON,),
+        setup=jobs.render_searxng_settings,
+    )
+
+
+def embeddings(ports: Ports) -> Component:
+    return Component(
+        name="embeddings",
+        port=ports.embeddings,
+        args=[str(EMBEDDINGS_PYTHON), str(EMBEDDINGS_SERVER), "--port", str(ports.embeddings)],
+        requires=(EMBEDDINGS_PYTHON,),
+    )
+
+
+def files(ports: Ports) -> Component:
+    return Component(
+        name="files",
+        port=ports.files,
+        args=[sys.executable, "-m", "files_service", "--port", str(ports.files)],
+        env={
+            "FILES_POSTGRES_URI": postgres_url(ports.postgres),
+            "FILES_STORAGE": "disk",
+            "FILES_STORAGE_DIR": str(state_dir() / "files"),
+            "FILES_API_KEYS": files_keys(),
+            "FILES_EMBEDDINGS_URL": f"http://127.0.0.1:{ports.embeddings}/v1",
+        },
+    )
+
+
+def offline_model(ports: Ports) -> Component:
+    return Component(
+        name="offline-model",
+        port=ports.offline_model,
+        args=[sys.executable, "-m", "offline_model", "--port", str(ports.offline_model)],
+    )
+
+
+def lgos_env(ports: Ports) -> dict[str, str]:
+    """What LGOS and its worker share: the model, search, PostgreSQL, Redis and Files."""
+    return {
+        "DEMO_API_OFFLINE_MODEL_URL": f"http://127.0.0.1:{ports.offline_model}/v1",
+        "DEMO_API_WEB_SEARCH_URL": f"http://127.0.0.1:{ports.searxng}",
+        "LGOS_POSTGRES_URI": postgres_url(ports.postgres),
+        "LGOS_REDIS_URL": f"redis://127.0.0.1:{ports.redis}/0",
+        "LGOS_BACKGROUND": "distributed",
+        **jobs.knowledge_env(ports),
+        # LGOS checks keys in the native stack: the gateway holds this one.
+        "LGOS_API_KEYS": f"{lgos_key()}=gateway",
+    }
+
+
+def lgos(ports: Ports) -> Component:
+    return _lgos("lgos", "serve", ports.lgos, ports, setup=jobs.prepare_knowledge)
+
+
+def lgos_worker(ports: Ports) -> Component:
+    return _lgos("lgos-worker", "worker", ports.lgos_worker, ports)
+
+
+def _lgos(
+    name: str, command: str, port: int, ports: Ports, setup: Setup | None = None
+) -> Component:
+    """``lgos serve`` or ``lgos worker`` of the demo registry: the same settings for both."""
+    args = [sys.executable, "-m", "lgos", command, REGISTRY, "--port", str(port)]
+    return Component(name=name, port=port, args=args, env=lgos_env(ports), setup=setup)
+
+
+def mcp_db(ports: Ports) -> Component:
+    return Component(
+        name="mcp-db",
+        port=ports.mcp_db,
+        args=dbhub_command(ports.mcp_db, state_dir() / "dbhub.toml"),
+        health_path="/healthz",
+        requires=(DBHUB_ENTRY,),
+        setup=jobs.prepare_mcp_db,
+    )
+
+
+def gateway(ports: Ports) -> Component:
+    state = state_dir()
+    return Component(
+        name="gateway",
+        port=ports.gateway,
+        args=[
+            *(sys.executable, "-m", "lgos_gateways.litellm_serve"),
+            *("--config", str(state / "litellm.yaml"), "--port", str(ports.gateway)),
+            *("--pid-file", str(state / "litellm.pid"), "--litellm", str(LITELLM_BIN)),
+        ],
+        env={
+            "OPENAI_GATEWAY_API_KEY": gateway_key(),
+            "MCP_DEMO_DB_URL": f"http://127.0.0.1:{ports.mcp_db}/mcp",
+            "FILES_API_BASE": f"http://127.0.0.1:{ports.files}/v1",
+            # The gateway holds a Files service key; clients hold only the gateway's.
+            "FILES_API_KEY": os.environ.get("FILES_API_KEY") or files_key(),
+            "LGOS_API_KEY": lgos_key(),
+        },
+        health_path="/health/liveliness",
+        requires=(LITELLM_BIN,),
+        setup=jobs.sync_gateway_catalog,
+    )
+
+
+def chainlit(ports: Ports) -> Component:
+    username, password = chainlit_login()
+    return Component(
+        name="chainlit",
+        port=ports.chainlit,
+        args=[
+            *(str(CHAINLIT_BIN), "run", str(CHAINLIT_DIR / "app.py"), "--headless"),
+            *("--host", "127.0.0.1", "--port", str(ports.chainlit)),
+        ],
+        env={
+            "CHAINLIT_APP_ROOT": str(CHAINLIT_DIR),
+            "CHAINLIT_FILES_DIR": str(state_dir() / "chainlit-elements"),
+            # lgos_ui from this checkout (the image installs the package instead).
+            "PYTHONPATH": str(UI_CLIENT_SRC),
+            # Only the gateway: never LGOS. Not OPENAI_API_KEY (chainlit's CI mode resets it).
+            "OPENAI_GATEWAY_BASE_URL": f"http://127.0.0.1:{ports.gateway}/v1",
+            "OPENAI_GATEWAY_API_KEY": gateway_key(),
+            "OPENAI_GATEWAY_TYPE": "litellm",
+            "CHAINLIT_DATABASE_URL": postgres_url(ports.postgres, CHAINLIT_DATABASE),
+            "CHAINLIT_USERNAME": username,
+            "CHAINLIT_PASSWORD": password,
+        },
+        requires=(CHAINLIT_BIN,),
+        setup=jobs.prepare_chainlit,
+    )
+
+
+def open_webui_env(ports: Ports) -> dict[str, str]:
+    """Offline-safe: no Ollama, no direct model connections, no downloads, and none of the
+    background tasks (titles, tags, follow-ups, queries) that would each cost a graph run."""
+    gateway = f"http://127.0.0.1:{ports.gateway}"
+    mcp = {
+        "type": "mcp",
+        "url": f"{gateway}/mcp",
+        "auth_type": "bearer",
+        "key": gateway_key(),
+        "config": {
+            "enable": True,
+            "access_grants": [
+                {"principal_type": "user", "principal_id": "*", "permission": "read"}
+            ],
+        },
+        "info": {"id": "gw", "name": "LGOS gateway MCP", "description": "The demo database"},
+    }
+    off = "false"
+    return {
+        **open_webui_admin(),
+        "DATA_DIR": str(state_dir() / "open-webui"),
+        # Env is the source of truth on every start (otherwise it only seeds the first boot).
+        "ENABLE_PERSISTENT_CONFIG": off,
+        "ENABLE_SIGNUP": off,
+        "OFFLINE_MODE": "true",
+        "HF_HUB_OFFLINE": "1",
+        "RAG_EMBEDDING_ENGINE": "openai",
+        "BYPASS_EMBEDDING_AND_RETRIEVAL": "true",
+        "ENABLE_OLLAMA_API": off,
+        "OLLAMA_BASE_URL": "http://127.0.0.1:9",
+        "ENABLE_OPENAI_API": off,
+        **{
+            f"ENABLE_{task}_GENERATION": off
+            for task in (
+                "TITLE",
+                "FOLLOW_UP",
+                "TAGS",
+                "RETRIEVAL_QUERY",
+                "SEARCH_QUERY",
+                "AUTOCOMPLETE",
+            )
+        },
+        "ENABLE_VERSION_UPDATE_CHECK": off,
+        "TOOL_SERVER_CONNECTIONS": json.dumps([mcp]),
+        # lgos_ui from this checkout wins over the copy `make dev` installed into the venv.
+        "PYTHONPATH": str(UI_CLIENT_SRC),
+    }
+
+
+def open_webui(ports: Ports) -> Component:
+    return Component(
+        name="open-webui",
+        port=ports.open_webui,
+        args=[
+            *(str(OPEN_WEBUI_BIN), "serve"),
+            *("--host", "127.0.0.1", "--port", str(ports.open_webui)),
+        ],
+        env=open_webui_env(ports),
+        requires=(OPEN_WEBUI_BIN,),
+        setup=jobs.prepare_open_webui,
+        ready=jobs.install_open_webui_pipe,
+        health_timeout=OPEN_WEBUI_HEALTH_TIMEOUT,
+    )
+
+
+COMPONENTS: tuple[Callable[[Ports], Component], ...] = (
+    postgres,
+    redis,
+    searxng,
+    embeddings,
+    files,
+    offline_model,
+    lgos,
+    lgos_worker,
+    mcp_db,
+    gateway,
+    chainlit,
+    open_webui,
+)
+"""The stack, in start order."""
+
+
+def components(ports: Ports) -> list[Component]:
+    """The stack, in start order: each component starts once all before it are healthy."""
+    return [component(ports) for component in COMPONENTS]
+
+
+def planned(ports: Ports) -> list[Component]:
+    """The components to start: all of them but those DEVSTACK_SKIP names."""
+    skip = {name.strip() for name in os.environ.get("DEVSTACK_SKIP", "").split(",") if name}
+    every = components(ports)
+    unknown = skip - {c.name for c in every}
+    if unknown:
+        raise SystemExit(f"DEVSTACK_SKIP names no component: {', '.join(sorted(unknown))}")
+    return [c for c in every if c.name not in skip]

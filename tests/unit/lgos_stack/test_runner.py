@@ -1,0 +1,209 @@
+"""The native stack runner's own rules: ports read once, safe stop, side-effect-free status."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lgos_stack import jobs, runner
+from lgos_stack.components import components, planned
+from lgos_stack.model import HEALTH_TIMEOUT, Component, Stack
+from lgos_stack.ports import PORT_VARIABLES, Ports, free_port
+from lgos_stack.processes import Started, start_ticks
+
+
+@pytest.fixture(autouse=True)
+def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("DEVSTACK_STATE_DIR", str(tmp_path))
+    return tmp_path
+
+
+def said() -> tuple[list[str], runner.Say]:
+    lines: list[str] = []
+    return lines, lines.append
+
+
+@pytest.fixture
+def sleeper() -> Iterator[subprocess.Popen[bytes]]:
+    process = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    yield process
+    process.kill()
+    process.wait()
+
+
+def test_ports_come_from_the_environment_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LGOS_PORT", "4321")
+    ports = Ports.from_env()
+    assert ports.lgos == 4321
+    assert ports.gateway == 3000
+    names = [c.name for c in components(ports)]
+    assert names[0] == "postgres" and names[-3:] == ["gateway", "chainlit", "open-webui"]
+    assert len(set(names)) == len(names)
+    assert len({c.port for c in components(ports)}) == len(names)
+
+
+@pytest.mark.parametrize("value", ["http", "0", "70000", ""])
+def test_a_bad_port_is_refused_with_its_variable(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv("REDIS_PORT", value)
+    with pytest.raises(SystemExit, match="REDIS_PORT"):
+        Ports.from_env()
+
+
+def test_stop_never_signals_a_pid_that_now_names_another_process(
+    sleeper: subprocess.Popen[bytes],
+) -> None:
+    ticks = start_ticks(sleeper.pid)
+    assert ticks is not None
+    # The recorded start time differs: the pid was reused by a process the stack didn't start.
+    lines, say = said()
+    runner.stop({"searxng": Started(sleeper.pid, ticks + 1)}, say)
+    runner.stop({"searxng": Started(sleeper.pid, None)}, say)
+    assert sleeper.poll() is None
+    assert lines == []
+
+    runner.stop({"searxng": Started(sleeper.pid, ticks)}, say)
+    assert sleeper.wait(timeout=10) != 0
+    assert lines == ["stopped searxng"]
+
+
+def test_down_reads_the_pid_file_it_wrote(sleeper: subprocess.Popen[bytes], tmp_path: Path) -> None:
+    started = Started(sleeper.pid, start_ticks(sleeper.pid))
+    (tmp_path / "pids.json").write_text(json.dumps({"redis": asdict(started)}))
+    runner.down(said()[1])
+    assert sleeper.wait(timeout=10) != 0
+    assert not (tmp_path / "pids.json").exists()
+
+
+def test_status_has_no_side_effects(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for variable, _ in PORT_VARIABLES.values():
+        monkeypatch.setenv(variable, str(free_port()))
+    calls: list[Any] = []
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: calls.append(a))
+    lines, say = said()
+    assert runner.status(say) == 1  # nothing listens on those ports
+    assert len(lines) == len(PORT_VARIABLES) and all(" down  " in line for line in lines)
+    assert calls == []
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_start_keeps_no_log_descriptor_and_runs_the_setup_step(tmp_path: Path) -> None:
+    steps: list[str] = []
+    stack = Stack(Ports.from_env(), env={"SHARED": "from-a-job"})
+    component = Component(
+        name="probe",
+        port=free_port(),
+        args=[sys.executable, "-c", "import os; print(os.environ['SHARED'])"],
+        setup=lambda component, stack: steps.append(component.name),
+    )
+    process = runner.start(component, stack)
+    assert process.wait(timeout=10) == 0
+    assert steps == ["probe"]
+    log = tmp_path / "probe.log"
+    assert log.read_text().strip() == "from-a-job"
+    fds = Path("/proc/self/fd")
+    # The listing's own descriptor is gone by the time it is read: resolve without strictness.
+    assert str(log) not in {str(fd.resolve()) for fd in fds.iterdir()}
+
+
+def test_a_missing_install_names_make_dev(tmp_path: Path) -> None:
+    component = Component(
+        name="probe", port=free_port(), args=["true"], requires=(tmp_path / "absent",)
+    )
+    with pytest.raises(SystemExit, match="make dev"):
+        runner.start(component, Stack(Ports.from_env()))
+
+
+def test_lgos_gets_the_knowledge_store_from_its_one_shot_job(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("DEMO_API_VECTOR_STORE_ID", raising=False)
+    plan = {c.name: c for c in components(Ports.from_env())}
+    lgos, files = plan["lgos"], plan["files"]
+    assert lgos.setup is jobs.prepare_knowledge
+    names = list(plan)
+    assert names.index("files") < names.index("lgos")  # the job needs the Files service up
+    assert lgos.env["DEMO_API_FILES_BASE_URL"] == f"http://127.0.0.1:{files.port}/v1"
+    assert plan["lgos-worker"].env["DEMO_API_FILES_API_KEY"] == files.env["FILES_API_KEYS"]
+    ran: list[tuple[Any, ...]] = []
+
+    def fake_job(what: str, module: str, *args: str, env: dict[str, str]) -> None:
+        ran.append((what, module, env["DEMO_API_FILES_BASE_URL"]))
+        Path(args[args.index("--id-file") + 1]).write_text("vs_from_job\n")
+
+    monkeypatch.setattr(jobs, "run_job", fake_job)
+    stack = Stack(Ports.from_env())
+    jobs.prepare_knowledge(lgos, stack)
+    assert ran == [
+        (
+            "knowledge-setup",
+            "lgos_demo_graphs.advanced.knowledge_setup",
+            lgos.env["DEMO_API_FILES_BASE_URL"],
+        )
+    ]
+    assert stack.env["DEMO_API_VECTOR_STORE_ID"] == "vs_from_job"
+
+
+def test_restart_needs_a_detached_stack_and_a_known_component(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="no detached stack is running"):
+        runner.restart("chainlit", said()[1])
+    (tmp_path / "pids.json").write_text("{}")
+    with pytest.raises(SystemExit, match="no component 'nope'; the stack has postgres"):
+        runner.restart("nope", said()[1])
+
+
+def test_chainlit_reaches_only_the_gateway() -> None:
+    ports = Ports.from_env()
+    chainlit = next(c for c in components(ports) if c.name == "chainlit")
+    assert chainlit.port == 3002
+    env = chainlit.env
+    assert env["OPENAI_GATEWAY_BASE_URL"] == f"http://127.0.0.1:{ports.gateway}/v1"
+    assert str(ports.lgos) not in " ".join(env.values())
+    assert "OPENAI_API_KEY" not in env  # chainlit's CI mode overwrites that variable
+    assert env["CHAINLIT_DATABASE_URL"].endswith(f":{ports.postgres}/chainlit")
+
+
+def test_open_webui_is_skippable_and_runs_its_setup_job_once_healthy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ports = Ports.from_env()
+    webui = next(c for c in components(ports) if c.name == "open-webui")
+    assert webui.port == 3003 and webui.ready is jobs.install_open_webui_pipe
+    assert webui.health_timeout > HEALTH_TIMEOUT  # a first start migrates its database
+    env = webui.env
+    assert env["ENABLE_PERSISTENT_CONFIG"] == "false" and env["OFFLINE_MODE"] == "true"
+    assert env["ENABLE_TITLE_GENERATION"] == env["ENABLE_TAGS_GENERATION"] == "false"
+    mcp = json.loads(env["TOOL_SERVER_CONNECTIONS"])[0]
+    assert mcp["url"] == "http://127.0.0.1:3000/mcp" and mcp["info"]["id"] == "gw"
+    monkeypatch.setenv("DEVSTACK_SKIP", "open-webui,chainlit")
+    names = [c.name for c in planned(ports)]
+    assert "open-webui" not in names and "chainlit" not in names and "gateway" in names
+    monkeypatch.setenv("DEVSTACK_SKIP", "open-webu")
+    with pytest.raises(SystemExit, match="open-webu"):
+        planned(ports)
+
+
+def test_a_kept_secret_survives_restarts_unless_the_environment_sets_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("WEBUI_SECRET_KEY", raising=False)
+    first, second = (
+        Stack(Ports.from_env()),
+        Stack(Ports.from_env()),
+    )
+    jobs.keep_secret(first, "WEBUI_SECRET_KEY", "open-webui-secret")
+    jobs.keep_secret(second, "WEBUI_SECRET_KEY", "open-webui-secret")
+    assert len(first.env["WEBUI_SECRET_KEY"]) > 40
+    assert first.env == second.env
+    monkeypatch.setenv("WEBUI_SECRET_KEY", "from-env")
+    third = Stack(Ports.from_env())
+    jobs.keep_secret(third, "WEBUI_SECRET_KEY", "open-webui-secret")
+    assert third.env["WEBUI_SECRET_KEY"] == "from-env"
