@@ -1,8 +1,9 @@
 """The test tree's own layout, checked statically over every module's AST.
 
 Test modules and conftest files are not libraries: what more than one of them needs (helpers,
-constants, fixtures shared as plugins) lives in ``tests/support``, so no module imports a test
-module or a conftest. pyproject's ``asyncio_mode = "auto"`` marks every async test already.
+constants, fixtures shared as plugins) lives in helper modules, ``tests/support`` for the whole
+tree, so no module imports a test module or a conftest. pyproject's ``asyncio_mode = "auto"``
+marks every async test already.
 """
 
 from __future__ import annotations
@@ -44,13 +45,28 @@ def is_support(module: str) -> bool:
     return module == SUPPORT or module.startswith(SUPPORT + ".")
 
 
-def test_tests_import_only_tests_support() -> None:
+def is_test_or_conftest(module: str) -> bool:
+    """A module pytest collects or loads itself: ``test_*`` or ``conftest`` (or ``tests``)."""
+    last = module.rsplit(".", 1)[-1]
+    return module == "tests" or last == "conftest" or last.startswith("test_")
+
+
+def test_no_module_imports_a_test_module_or_conftest() -> None:
     offenders = []
     for path in python_files():
         tree = ast.parse(path.read_text(), str(path))
         for module in [*imported_modules(tree), *plugins(tree)]:
-            if (module == "tests" or module.startswith("tests.")) and not is_support(module):
+            if module.split(".")[0] == "tests" and is_test_or_conftest(module):
                 offenders.append(f"{path.relative_to(TESTS.parent)}: {module}")
+    assert offenders == []
+
+
+def test_plugins_are_support_modules() -> None:
+    offenders = []
+    for path in python_files():
+        for plugin in plugins(ast.parse(path.read_text(), str(path))):
+            if not is_support(plugin):
+                offenders.append(f"{path.relative_to(TESTS.parent)}: {plugin}")
     assert offenders == []
 
 
@@ -81,7 +97,7 @@ def test_the_layout_check_sees_imports_of_test_modules() -> None:
         "pytest_plugins = ['tests.support.files', 'tests.e2e.conftest']\n"
     )
     found = [*imported_modules(tree), *plugins(tree)]
-    assert [m for m in found if not is_support(m)] == [
+    assert [m for m in found if is_test_or_conftest(m)] == [
         "tests.contract.test_background",
         "tests.conftest",
         "tests.e2e.conftest",
