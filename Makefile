@@ -10,7 +10,7 @@ SYNCED := .venv/.synced
 RUN := $(UV) run --frozen
 
 .PHONY: dev dev-up dev-down dev-status gateway-sync test lint typecheck test-unit test-contract \
-	test-integration test-e2e bench bench-files bench-load bench-gateway sync clean chromium
+	test-integration test-e2e test-fuzz bench bench-files bench-load bench-gateway sync clean chromium
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -142,6 +142,13 @@ test-integration: $(SYNCED) $(SERVERS)
 
 test-e2e: $(SYNCED) $(SERVERS) chromium
 	$(RUN) pytest tests/e2e
+
+# The fuzz tier alone. `make test` runs its bounded `ci` profile; FUZZ_PROFILE=deep runs many more
+# examples, FUZZ_SEED replays or varies a run (both read by tests/support/fuzz.py).
+FUZZ_PROFILE ?= ci
+test-fuzz: $(SYNCED) $(SEARXNG) $(POSTGRES) $(REDIS)  ## schemathesis and Hypothesis properties; FUZZ_PROFILE=deep
+	LGOS_FUZZ_PROFILE=$(FUZZ_PROFILE) $(if $(FUZZ_SEED),LGOS_FUZZ_SEED=$(FUZZ_SEED)) \
+		$(RUN) pytest tests/fuzz
 
 bench: $(SYNCED) $(SEARXNG)  ## serving overhead vs. in-process (also advanced-graph per path); queue
 	$(RUN) python -m scripts.bench_serving

@@ -9,7 +9,8 @@ revise / reject, and streaming commentary.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractContextManager
 from typing import Any
 
 import httpx
@@ -31,7 +32,7 @@ from tests.support.advanced import (
     seed_note,
     store_file_ids,
 )
-from tests.support.clients import sdk_client
+from tests.support.clients import sdk_client, sdk_fixture
 from tests.support.files import API_KEY as FILES_KEY
 from tests.support.files import FilesProcess, files_client
 from tests.support.servers import Server
@@ -54,40 +55,34 @@ async def knowledge(files: AsyncOpenAI) -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module")
+def serve_advanced(
+    offline_model: Server, searxng: Server, tmp_path_factory: pytest.TempPathFactory
+) -> Callable[[str, str | None, str], AbstractContextManager[Server]]:
+    """Starts an LGOS process serving advanced-graph on a Files service URL and knowledge store."""
+
+    def start(files_url: str, store_id: str | None, name: str) -> AbstractContextManager[Server]:
+        env = demo_env(offline_model, searxng, files_url, store_id, FILES_KEY)
+        return advanced_lgos(tmp_path_factory.mktemp(name), env)
+
+    return start
+
+
+@pytest.fixture(scope="module")
 def lgos(
-    offline_model: Server,
-    searxng: Server,
-    files_process: FilesProcess,
-    knowledge: tuple[str, str],
-    tmp_path_factory: pytest.TempPathFactory,
+    serve_advanced: Any, files_process: FilesProcess, knowledge: tuple[str, str]
 ) -> Iterator[Server]:
-    env = demo_env(offline_model, searxng, files_process.server.url, knowledge[0], FILES_KEY)
-    with advanced_lgos(tmp_path_factory.mktemp("advanced"), env) as server:
+    with serve_advanced(files_process.server.url, knowledge[0], "advanced") as server:
         yield server
 
 
 @pytest.fixture(scope="module")
-def lgos_without_knowledge(
-    offline_model: Server,
-    searxng: Server,
-    files_process: FilesProcess,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[Server]:
-    env = demo_env(offline_model, searxng, files_process.server.url, None, FILES_KEY)
-    with advanced_lgos(tmp_path_factory.mktemp("advanced-no-knowledge"), env) as server:
+def lgos_without_knowledge(serve_advanced: Any, files_process: FilesProcess) -> Iterator[Server]:
+    with serve_advanced(files_process.server.url, None, "advanced-no-knowledge") as server:
         yield server
 
 
-@pytest.fixture
-async def client(lgos: Server) -> AsyncIterator[AsyncOpenAI]:
-    async with sdk_client(f"{lgos.url}/v1") as sdk:
-        yield sdk
-
-
-@pytest.fixture
-async def bare_client(lgos_without_knowledge: Server) -> AsyncIterator[AsyncOpenAI]:
-    async with sdk_client(f"{lgos_without_knowledge.url}/v1") as sdk:
-        yield sdk
+client = sdk_fixture("lgos")
+bare_client = sdk_fixture("lgos_without_knowledge")
 
 
 async def respond(client: AsyncOpenAI, input_items: Any, **options: Any) -> Any:
@@ -427,15 +422,12 @@ async def test_research_and_save_searches_then_reviews_then_answers(
 
 
 @pytest.fixture(scope="module")
-def lgos_files_down(
-    offline_model: Server, searxng: Server, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Server]:
+def lgos_files_down(serve_advanced: Any) -> Iterator[Server]:
     """Knowledge configured, but nothing listens where the Files service should be."""
     from tests.support.servers import free_port
 
     dead = f"http://127.0.0.1:{free_port()}"
-    env = demo_env(offline_model, searxng, dead, "vs_unreachable", FILES_KEY)
-    with advanced_lgos(tmp_path_factory.mktemp("advanced-files-down"), env) as server:
+    with serve_advanced(dead, "vs_unreachable", "advanced-files-down") as server:
         yield server
 
 

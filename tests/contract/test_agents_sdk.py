@@ -17,8 +17,6 @@ from agents import (
 )
 from openai import AsyncOpenAI
 
-pytestmark = pytest.mark.asyncio
-
 RUN_CONFIG = RunConfig(tracing_disabled=True)
 summed: list[list[int]] = []
 

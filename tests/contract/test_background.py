@@ -1,42 +1,36 @@
-"""Background Responses on the embedded (in-process) backend, through the SDK."""
+"""The background Responses contract, through the SDK, on every engine: the embedded
+(in-process) backend in-process and over a socket, and the queue-backed backend (API and worker
+processes over PostgreSQL and Redis). What only the queue-backed engine has is in
+tests/integration/test_background_workers.py."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import uuid
+from collections.abc import AsyncIterator
 from typing import Any
 
 import openai
 import pytest
 from openai import AsyncOpenAI
 
+from tests.support.background import TERMINAL, poll, slow, slow_background
 from tests.support.clients import embedded_lgos, tenant_header
+from tests.support.engines import ALL_ENGINES, engine_client
 from tests.support.graphs import SCRIPTED_TEXT, SECRET
 
-pytestmark = pytest.mark.asyncio
 NEVER_ISSUED = "resp_" + "0" * 32
-TERMINAL = {"completed", "incomplete", "failed", "cancelled"}
 
 
-def slow(seconds: float) -> dict[str, str]:
-    return {"lgos_settings": json.dumps({"seconds": seconds})}
-
-
-async def poll(client: AsyncOpenAI, response_id: str, timeout: float = 20.0) -> Any:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        response = await client.responses.retrieve(response_id)
-        if response.status in TERMINAL:
-            return response
-        assert asyncio.get_running_loop().time() < deadline, response.status
-        await asyncio.sleep(0.1)
+@pytest.fixture(params=ALL_ENGINES)
+async def client(request: pytest.FixtureRequest) -> AsyncIterator[AsyncOpenAI]:
+    """The same contract on each engine."""
+    async with engine_client(request, request.param) as sdk:
+        yield sdk
 
 
 async def test_create_poll_completed(client: AsyncOpenAI) -> None:
-    queued = await client.responses.create(
-        model="slow-background", input="report please", background=True, metadata=slow(0.3)
-    )
+    queued = await client.responses.create(**slow_background("report please", 0.3))
     assert queued.status == "queued"
     assert queued.background is True
     seen = await client.responses.retrieve(queued.id)
@@ -54,9 +48,7 @@ async def test_create_poll_completed(client: AsyncOpenAI) -> None:
 
 async def test_cancel_in_progress_stays_cancelled(client: AsyncOpenAI, markers: Any) -> None:
     key = f"bg-cancel-{uuid.uuid4().hex[:8]}"
-    queued = await client.responses.create(
-        model="slow-background", input=key, background=True, metadata=slow(3.0)
-    )
+    queued = await client.responses.create(**slow_background(key, 3.0))
     for _ in range(50):
         if (markers / f"started-{key}").exists():
             break
@@ -71,17 +63,13 @@ async def test_cancel_in_progress_stays_cancelled(client: AsyncOpenAI, markers: 
 
 
 async def test_cancel_right_after_create(client: AsyncOpenAI) -> None:
-    queued = await client.responses.create(
-        model="slow-background", input="cancel at once", background=True, metadata=slow(2.0)
-    )
+    queued = await client.responses.create(**slow_background("cancel at once", 2.0))
     cancelled = await client.responses.cancel(queued.id)
     assert cancelled.status == "cancelled"
 
 
 async def test_cancelling_a_finished_response_returns_it_unchanged(client: AsyncOpenAI) -> None:
-    queued = await client.responses.create(
-        model="slow-background", input="finish", background=True, metadata=slow(0)
-    )
+    queued = await client.responses.create(**slow_background("finish", 0))
     done = await poll(client, queued.id)
     assert (await client.responses.cancel(queued.id)).model_dump() == done.model_dump()
 
@@ -163,12 +151,7 @@ async def test_background_rejections(
 
 async def test_idempotent_create_races_to_one_run(client: AsyncOpenAI) -> None:
     key = {"Idempotency-Key": f"key-{uuid.uuid4().hex}"}
-    body: dict[str, Any] = {
-        "model": "slow-background",
-        "input": "once",
-        "background": True,
-        "metadata": slow(0.2),
-    }
+    body = slow_background("once", 0.2)
     responses = await asyncio.gather(
         *(client.responses.create(**body, extra_headers=key) for _ in range(5))
     )
@@ -233,15 +216,10 @@ async def test_in_progress_snapshots_show_the_partial_answer(client: AsyncOpenAI
     assert snapshot.output[0].status == "completed"
 
 
-async def test_other_scopes_see_nothing(tmp_path: Any, offline_model: Any) -> None:
+async def test_other_scopes_see_nothing(tmp_path: Any, in_process_graphs: None) -> None:
     a, b = {"x-test-tenant": "a"}, {"x-test-tenant": "b"}
     async with embedded_lgos(tmp_path, scope_resolver=tenant_header) as client:
-        body: dict[str, Any] = {
-            "model": "slow-background",
-            "input": "mine",
-            "background": True,
-            "metadata": slow(0.1),
-        }
+        body = slow_background("mine", 0.1)
         key = {"Idempotency-Key": "shared-key"}
         mine = await client.responses.create(**body, extra_headers={**a, **key})
         with pytest.raises(openai.NotFoundError) as hidden:
@@ -260,18 +238,13 @@ async def test_other_scopes_see_nothing(tmp_path: Any, offline_model: Any) -> No
 
 
 async def test_the_embedded_engine_forgets_ended_responses_after_retention(
-    tmp_path: Any, offline_model: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Any, in_process_graphs: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from lgos.background import inprocess
 
     monkeypatch.setattr(inprocess, "PRUNE_INTERVAL", 0.0)
     async with embedded_lgos(tmp_path, background_retention=0.5) as client:
-        body: dict[str, Any] = {
-            "model": "slow-background",
-            "input": "old",
-            "background": True,
-            "metadata": slow(0),
-        }
+        body = slow_background("old", 0)
         old = await client.responses.create(**body)
         assert (await poll(client, old.id)).status == "completed"
         running = await client.responses.create(**{**body, "metadata": slow(2.0)})

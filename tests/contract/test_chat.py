@@ -10,9 +10,9 @@ import pytest
 from lgos.protocol.chat.decode import UNSUPPORTED_FIELDS
 from openai import AsyncOpenAI
 
+from tests.support.envelopes import assert_rejected_field
 from tests.support.graphs import SCRIPTED_TEXT, SECRET
-
-pytestmark = pytest.mark.asyncio
+from tests.support.metadata import lgos_settings
 
 
 def user(text: str) -> list[Any]:
@@ -87,7 +87,7 @@ async def test_settings_and_file_parts(client: AsyncOpenAI) -> None:
                 ],
             }
         ],
-        metadata={"lgos_settings": json.dumps({"audience": "beginner"})},
+        metadata=lgos_settings(audience="beginner"),
     )
     content = completion.choices[0].message.content or ""
     assert "beginner audience" in content
@@ -189,12 +189,7 @@ async def test_rejections(client: AsyncOpenAI, extra: dict[str, Any], param: str
     kwargs: dict[str, Any] = {"model": "scripted", "messages": user("x"), **extra}
     with pytest.raises(openai.BadRequestError) as caught:
         await client.chat.completions.create(**kwargs)
-    assert caught.value.param == param
-    assert caught.value.body["type"] == "invalid_request_error"
-    if param in UNSUPPORTED_FIELDS:
-        assert caught.value.code == "unsupported_parameter"
-    elif param == "surprise":
-        assert caught.value.code == "unknown_parameter"
+    assert_rejected_field(caught.value, param, param, UNSUPPORTED_FIELDS)
 
 
 async def test_interrupt_enabled_models_are_rejected(client: AsyncOpenAI) -> None:
@@ -214,21 +209,21 @@ async def test_refusal_and_incomplete(client: AsyncOpenAI) -> None:
     refusal = await client.chat.completions.create(
         model="response-outcomes",
         messages=user("x"),
-        metadata={"lgos_settings": json.dumps({"outcome": "refusal"})},
+        metadata=lgos_settings(outcome="refusal"),
     )
     assert refusal.choices[0].message.refusal == "I can't help with that request."
     assert refusal.choices[0].message.content is None
     incomplete = await client.chat.completions.create(
         model="response-outcomes",
         messages=user("x"),
-        metadata={"lgos_settings": json.dumps({"outcome": "incomplete"})},
+        metadata=lgos_settings(outcome="incomplete"),
     )
     assert incomplete.choices[0].finish_reason == "length"
     stream = await client.chat.completions.create(
         model="response-outcomes",
         messages=user("x"),
         stream=True,
-        metadata={"lgos_settings": json.dumps({"outcome": "refusal"})},
+        metadata=lgos_settings(outcome="refusal"),
     )
     chunks = [chunk async for chunk in stream]
     assert "".join(c.choices[0].delta.refusal or "" for c in chunks if c.choices) == (

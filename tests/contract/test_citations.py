@@ -11,8 +11,6 @@ from openai import AsyncOpenAI
 
 from tests.support.servers import Server
 
-pytestmark = pytest.mark.asyncio
-
 
 def assert_exact_spans(text: str, annotations: list[dict[str, object]]) -> None:
     assert [a["url"] for a in annotations] == [s.url for s in SOURCES]

@@ -11,8 +11,6 @@ from openai import AsyncOpenAI
 
 from tests.support.advanced import CALCULATE_SUM
 
-pytestmark = pytest.mark.asyncio
-
 CHAT_CALCULATE_SUM = {
     "type": "function",
     "function": {k: v for k, v in CALCULATE_SUM.items() if k != "type"},

@@ -10,6 +10,7 @@ import openai
 import pytest
 from openai import AsyncOpenAI
 
+from tests.support.envelopes import envelope
 from tests.support.files import API_KEY, FilesProcess, files_client
 
 
@@ -42,12 +43,9 @@ async def test_upload_retrieve_download_delete(files: AsyncOpenAI) -> None:
     assert (deleted.id, deleted.deleted, deleted.object) == (uploaded.id, True, "file")
     with pytest.raises(openai.NotFoundError) as missing:
         await files.files.retrieve(uploaded.id)
-    assert missing.value.body == {
-        "message": f"No such file: '{uploaded.id}'.",
-        "type": "invalid_request_error",
-        "param": "file_id",
-        "code": "not_found",
-    }
+    assert missing.value.body == envelope(
+        f"No such file: '{uploaded.id}'.", "invalid_request_error", "file_id", "not_found"
+    )
 
 
 async def test_unknown_ids_are_404_on_every_file_route(files: AsyncOpenAI) -> None:

@@ -38,18 +38,13 @@ async def test_a_retry_with_the_same_key_gets_the_same_file(
     files_app: FastAPI, files_db: str, files_storage: Path
 ) -> None:
     async with files_sdk(files_app) as sdk:
-        first = await sdk.files.create(
-            file=("notes.txt", b"the same bytes"), purpose="user_data", extra_headers=key("k-1")
-        )
-        retried = await sdk.files.create(
-            file=("notes.txt", b"the same bytes"), purpose="user_data", extra_headers=key("k-1")
-        )
+        notes = {"file": ("notes.txt", b"the same bytes"), "purpose": "user_data"}
+        first = await sdk.files.create(**notes, extra_headers=key("k-1"))
+        retried = await sdk.files.create(**notes, extra_headers=key("k-1"))
         assert retried == first
-        other = await sdk.files.create(
-            file=("notes.txt", b"the same bytes"), purpose="user_data", extra_headers=key("k-2")
-        )
+        other = await sdk.files.create(**notes, extra_headers=key("k-2"))
         assert other.id != first.id
-        plain = await sdk.files.create(file=("notes.txt", b"the same bytes"), purpose="user_data")
+        plain = await sdk.files.create(**notes)
         assert plain.id not in (first.id, other.id)  # no key: every upload is a new file
         assert (await sdk.files.content(first.id)).content == b"the same bytes"
     assert row_count(files_db) == 3 and len(stored_objects(files_storage)) == 3

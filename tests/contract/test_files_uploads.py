@@ -16,6 +16,7 @@ import pytest
 from fastapi import FastAPI
 from files_service.app import create_app
 
+from tests.support.envelopes import envelope, server_error
 from tests.support.files import (
     API_KEY,
     FilesProcess,
@@ -46,12 +47,10 @@ async def test_over_the_size_limit_is_413(
         with pytest.raises(openai.APIStatusError) as error:
             await sdk.files.create(file=("big.txt", b"x" * 1001), purpose="user_data")
         assert error.value.status_code == 413
-        assert error.value.body == {
-            "message": "The file exceeds the maximum upload size of 1000 bytes.",
-            "type": "invalid_request_error",
-            "param": "file",
-            "code": "file_too_large",
-        }
+        too_large = "The file exceeds the maximum upload size of 1000 bytes."
+        assert error.value.body == envelope(
+            too_large, "invalid_request_error", "file", "file_too_large"
+        )
         # Far over the limit is refused from Content-Length before the body is read.
         with pytest.raises(openai.APIStatusError) as error:
             await sdk.files.create(file=("huge.txt", b"x" * 200_000), purpose="user_data")
@@ -116,15 +115,11 @@ async def test_failed_metadata_write_removes_the_stored_bytes(
             await sdk.files.create(file=("a.txt", b"abc"), purpose="user_data")
     # A lost database connection is an outage: retryable 503, no detail.
     assert error.value.status_code == 503
-    assert error.value.body == {
-        "message": "The file database is unavailable; retry shortly.",
-        "type": "server_error",
-        "param": None,
-        "code": "service_unavailable",
-    }
+    assert error.value.body == server_error(
+        "The file database is unavailable; retry shortly.", "service_unavailable"
+    )
     assert "secret-detail" not in str(error.value.response.text)
-    assert row_count(files_db) == 0
-    assert stored_objects(files_storage) == []
+    assert (row_count(files_db), stored_objects(files_storage)) == (0, [])  # nothing kept
 
 
 async def test_failed_storage_write_leaves_no_row(
@@ -140,8 +135,7 @@ async def test_failed_storage_write_leaves_no_row(
         sdk = files_client("http://files.test/v1", http)
         with pytest.raises(openai.InternalServerError):
             await sdk.files.create(file=("a.txt", b"abc"), purpose="user_data")
-    assert row_count(files_db) == 0
-    assert stored_objects(files_storage) == []
+    assert (row_count(files_db), stored_objects(files_storage)) == (0, [])  # nothing kept
 
 
 async def test_delete_removes_row_and_bytes(
@@ -151,8 +145,7 @@ async def test_delete_removes_row_and_bytes(
         uploaded = await sdk.files.create(file=("a.txt", b"abc"), purpose="user_data")
         assert row_count(files_db) == 1 and len(stored_objects(files_storage)) == 1
         await sdk.files.delete(uploaded.id)
-    assert row_count(files_db) == 0
-    assert stored_objects(files_storage) == []
+    assert (row_count(files_db), stored_objects(files_storage)) == (0, [])  # nothing kept
 
 
 async def test_bytes_that_cannot_be_removed_are_left_to_the_orphan_sweep(
@@ -285,12 +278,9 @@ async def test_other_routes_refuse_large_and_malformed_bodies(files_process: Fil
         assert streamed.json()["error"]["code"] == "request_too_large"
         broken = await http.post(url, content=b'{"name": ')
         assert broken.status_code == 400
-        assert broken.json()["error"] == {
-            "message": "The request body is not valid JSON.",
-            "type": "invalid_request_error",
-            "param": None,
-            "code": None,
-        }
+        assert broken.json()["error"] == envelope(
+            "The request body is not valid JSON.", "invalid_request_error", None, None
+        )
 
 
 async def test_orphan_sweep_removes_only_stale_bytes_without_a_row(

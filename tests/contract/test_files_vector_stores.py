@@ -15,7 +15,8 @@ from files_service.app import create_app
 from files_service.search.embeddings import EmbeddingsClient
 from openai import AsyncOpenAI
 
-from tests.support.files import files_client, files_sdk, running, settings
+from tests.support.envelopes import envelope
+from tests.support.files import attach, files_client, files_sdk, indexing_error, running, settings
 
 NOTES = {
     "idempotency.md": "Retries need idempotency keys so a repeated payment is applied once.",
@@ -25,12 +26,9 @@ NOTES = {
 
 
 async def upload_and_attach(sdk: AsyncOpenAI, store_id: str, name: str, text: str) -> str:
-    uploaded = await sdk.files.create(file=(name, text.encode()), purpose="assistants")
-    attached = await sdk.vector_stores.files.create_and_poll(
-        file_id=uploaded.id, vector_store_id=store_id, poll_interval_ms=50
-    )
+    attached = await attach(sdk, store_id, name, text.encode())
     assert attached.status == "completed", attached.last_error
-    return uploaded.id
+    return attached.id
 
 
 async def test_store_lifecycle_and_search(files: AsyncOpenAI) -> None:
@@ -142,13 +140,9 @@ async def test_many_files_paginate_within_a_store(asgi_files: AsyncOpenAI) -> No
 
 async def test_binary_files_fail_indexing_clearly(files: AsyncOpenAI) -> None:
     store = await files.vector_stores.create(name="bin")
-    uploaded = await files.files.create(file=("x.bin", b"\x00\x01\x02" * 100), purpose="assistants")
-    attached = await files.vector_stores.files.create_and_poll(
-        file_id=uploaded.id, vector_store_id=store.id, poll_interval_ms=50
-    )
-    assert attached.status == "failed"
-    assert attached.last_error is not None
-    assert attached.last_error.code == "unsupported_file"
+    attached = await attach(files, store.id, "x.bin", b"\x00\x01\x02" * 100)
+    failure = indexing_error(attached)
+    assert failure.code == "unsupported_file"
     counts = (await files.vector_stores.retrieve(store.id)).file_counts
     assert (counts.failed, counts.completed) == (1, 0)
 
@@ -169,12 +163,12 @@ async def test_reattaching_is_idempotent(asgi_files: AsyncOpenAI) -> None:
 async def test_errors_are_openai_envelopes(files: AsyncOpenAI) -> None:
     with pytest.raises(openai.NotFoundError) as error:
         await files.vector_stores.retrieve("vs_missing")
-    assert error.value.body == {
-        "message": "No such vector store: 'vs_missing'.",
-        "type": "invalid_request_error",
-        "param": "vector_store_id",
-        "code": "not_found",
-    }
+    assert error.value.body == envelope(
+        "No such vector store: 'vs_missing'.",
+        "invalid_request_error",
+        "vector_store_id",
+        "not_found",
+    )
     with pytest.raises(openai.NotFoundError):
         await files.vector_stores.search("vs_missing", query="x")
     with pytest.raises(openai.NotFoundError):
@@ -298,11 +292,7 @@ async def test_files_over_the_index_limit_fail_clearly(files_db: str, files_stor
     app = create_app(settings(postgres_uri=files_db, storage_dir=files_storage, max_index_bytes=10))
     async with files_sdk(app) as sdk:
         store = await sdk.vector_stores.create(name="limit")
-        uploaded = await sdk.files.create(file=("a.txt", b"eleven bytes"), purpose="assistants")
-        attached = await sdk.vector_stores.files.create_and_poll(
-            file_id=uploaded.id, vector_store_id=store.id, poll_interval_ms=50
-        )
-        assert attached.status == "failed"
-        assert attached.last_error is not None
-        assert attached.last_error.code == "unsupported_file"
-        assert "over 10 bytes" in attached.last_error.message
+        attached = await attach(sdk, store.id, "a.txt", b"eleven bytes")
+        failure = indexing_error(attached)
+        assert failure.code == "unsupported_file"
+        assert "over 10 bytes" in failure.message

@@ -19,14 +19,12 @@ from lgos.interrupts.sweep import delete_expired_interrupt_runs
 from lgos.scope import SHARED_SCOPE
 from openai import AsyncOpenAI
 
+from tests.support.background import slow
 from tests.support.clients import embedded_lgos, sdk_client, tenant_header
+from tests.support.interrupts import answer, resume_of
+from tests.support.metadata import lgos_settings
 
-pytestmark = pytest.mark.asyncio
 MODEL = "interruptible-approval"
-
-
-def answer(call: Any, output: str) -> dict[str, Any]:
-    return {"type": "function_call_output", "call_id": call.call_id, "output": output}
 
 
 async def pause(client: AsyncOpenAI, model: str = MODEL, **kwargs: Any) -> Any:
@@ -56,11 +54,7 @@ async def test_resume_approve_and_reject(client: AsyncOpenAI, stream: bool) -> N
         ("reject", "Decision: rejected."),
     ):
         paused = await pause(client)
-        kwargs: dict[str, Any] = {
-            "model": MODEL,
-            "previous_response_id": paused.id,
-            "input": [answer(paused.output[0], decision)],
-        }
+        kwargs: dict[str, Any] = resume_of(paused, decision)
         if stream:
             events = [e async for e in await client.responses.create(stream=True, **kwargs)]
             assert events[-1].type == "response.completed"
@@ -115,11 +109,7 @@ async def test_revision_loops_and_asks_again(client: AsyncOpenAI) -> None:
 
 async def test_replayed_completed_resume_is_a_conflict(client: AsyncOpenAI) -> None:
     paused = await pause(client)
-    resume = {
-        "model": MODEL,
-        "previous_response_id": paused.id,
-        "input": [answer(paused.output[0], "approve")],
-    }
+    resume = resume_of(paused, "approve")
     await client.responses.create(**resume)
     with pytest.raises(openai.ConflictError) as caught:
         await client.responses.create(**resume)
@@ -230,11 +220,7 @@ async def test_parallel_interrupts_form_one_atomic_batch(client: AsyncOpenAI) ->
 
 async def test_second_interrupt_in_one_node_is_rejected(client: AsyncOpenAI) -> None:
     paused = await client.responses.create(model="double-interrupt", input="go")
-    resume = {
-        "model": "double-interrupt",
-        "previous_response_id": paused.id,
-        "input": [answer(paused.output[0], "one")],
-    }
+    resume = resume_of(paused, "one")
     with pytest.raises(openai.InternalServerError):
         await client.responses.create(**resume)
     with pytest.raises(openai.ConflictError):  # the broken run was cleaned up
@@ -242,14 +228,9 @@ async def test_second_interrupt_in_one_node_is_rejected(client: AsyncOpenAI) -> 
 
 
 async def test_failure_after_resume_fails_and_cleans_up(client: AsyncOpenAI) -> None:
-    settings = {"lgos_settings": json.dumps({"seconds": 0, "fail": True})}
+    settings = lgos_settings(seconds=0, fail=True)
     paused = await client.responses.create(model="slow-after-resume", input="go")
-    resume = {
-        "model": "slow-after-resume",
-        "previous_response_id": paused.id,
-        "input": [answer(paused.output[0], "yes")],
-        "metadata": settings,
-    }
+    resume = resume_of(paused, "yes", metadata=settings)
     events = [e async for e in await client.responses.create(stream=True, **resume)]
     assert events[-1].type == "response.failed"
     with pytest.raises(openai.ConflictError):
@@ -258,11 +239,7 @@ async def test_failure_after_resume_fails_and_cleans_up(client: AsyncOpenAI) -> 
 
 async def test_concurrent_resumes_exactly_one_wins(client: AsyncOpenAI) -> None:
     paused = await client.responses.create(model="slow-after-resume", input="race")
-    resume = {
-        "model": "slow-after-resume",
-        "previous_response_id": paused.id,
-        "input": [answer(paused.output[0], "go")],
-    }
+    resume = resume_of(paused, "go")
     results = await asyncio.gather(
         *(client.responses.create(**resume) for _ in range(3)), return_exceptions=True
     )
@@ -316,14 +293,10 @@ async def test_completed_runs_leave_no_checkpoint_and_sweep_expires_paused_ones(
             )
 
 
-async def test_scopes_are_isolated(tmp_path: Any, offline_model: Any) -> None:
+async def test_scopes_are_isolated(tmp_path: Any, in_process_graphs: None) -> None:
     async with embedded_lgos(tmp_path, scope_resolver=tenant_header) as client:
         paused = await pause(client, extra_headers={"x-test-tenant": "a"})
-        resume = {
-            "model": MODEL,
-            "previous_response_id": paused.id,
-            "input": [answer(paused.output[0], "approve")],
-        }
+        resume = resume_of(paused, "approve")
         with pytest.raises(openai.ConflictError):
             await client.responses.create(**resume, extra_headers={"x-test-tenant": "b"})
         done = await client.responses.create(**resume, extra_headers={"x-test-tenant": "a"})
@@ -340,7 +313,7 @@ async def test_graphs_get_the_store(client: AsyncOpenAI) -> None:
 
 @pytest.mark.parametrize("background", [False, True])
 async def test_a_first_run_longer_than_the_lease_pauses(
-    tmp_path: Any, offline_model: Any, background: bool
+    tmp_path: Any, in_process_graphs: None, background: bool
 ) -> None:
     """The lease of a new run is renewed while it works, as a resume's is: a first run that
     outlasts lease_ttl still checkpoints its pause (foreground and background alike)."""
@@ -348,7 +321,7 @@ async def test_a_first_run_longer_than_the_lease_pauses(
         body: dict[str, Any] = {
             "model": "slow-before-interrupt",
             "input": "go",
-            "metadata": {"lgos_settings": json.dumps({"seconds": 1.5})},
+            "metadata": slow(1.5),
         }
         response = await client.responses.create(**body, background=background)
         for _ in range(100):
@@ -363,6 +336,6 @@ async def test_a_first_run_longer_than_the_lease_pauses(
             model="slow-before-interrupt",
             previous_response_id=response.id,
             input=[answer(call, "yes")],
-            metadata={"lgos_settings": json.dumps({"seconds": 0})},
+            metadata=slow(0),
         )
         assert resumed.output_text == "approved: yes"

@@ -16,15 +16,15 @@ from openai import AsyncOpenAI
 from tests.support.clients import embedded_lgos
 from tests.support.servers import Server, serve_lgos
 
-pytestmark = pytest.mark.asyncio
 LIMIT = 64 * 1024
 
 
 @pytest.fixture(scope="module")
 def limited_server(
-    offline_model: Server, tmp_path_factory: pytest.TempPathFactory
+    graph_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
     env = {
+        **graph_env,
         "LGOS_MAX_REQUEST_BYTES": str(LIMIT),
         "LGOS_MAX_TOOLS": "4",
         "LGOS_STATE_DIR": str(tmp_path_factory.mktemp("limited-state")),

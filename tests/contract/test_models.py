@@ -6,8 +6,6 @@ import openai
 import pytest
 from openai import AsyncOpenAI
 
-pytestmark = pytest.mark.asyncio
-
 
 async def test_list_models_is_light_and_standard(client: AsyncOpenAI) -> None:
     page = await client.models.list()

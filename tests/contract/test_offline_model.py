@@ -11,8 +11,6 @@ from openai import AsyncOpenAI
 from tests.support.clients import sdk_client
 from tests.support.servers import Server
 
-pytestmark = pytest.mark.asyncio
-
 
 @pytest.fixture
 async def model(offline_model: Server) -> AsyncIterator[AsyncOpenAI]:

@@ -9,8 +9,7 @@ import pytest
 from openai import AsyncOpenAI
 
 from tests.support.graphs import PRIVATE_TEXT, SCRIPTED_TEXT, SECRET
-
-pytestmark = pytest.mark.asyncio
+from tests.support.metadata import lgos_settings
 
 
 async def collect(client: AsyncOpenAI, **kwargs: Any) -> list[Any]:
@@ -156,10 +155,7 @@ async def test_context_overflow_in_a_stream_is_a_server_error(client: AsyncOpenA
 
 async def test_refusal_stream(client: AsyncOpenAI) -> None:
     events = await collect(
-        client,
-        model="response-outcomes",
-        input="q",
-        metadata={"lgos_settings": json.dumps({"outcome": "refusal"})},
+        client, model="response-outcomes", input="q", metadata=lgos_settings(outcome="refusal")
     )
     kinds = types(events)
     assert "response.refusal.delta" in kinds and "response.refusal.done" in kinds
@@ -173,10 +169,7 @@ async def test_refusal_stream(client: AsyncOpenAI) -> None:
 
 async def test_incomplete_stream_ends_with_response_incomplete(client: AsyncOpenAI) -> None:
     events = await collect(
-        client,
-        model="response-outcomes",
-        input="q",
-        metadata={"lgos_settings": json.dumps({"outcome": "incomplete"})},
+        client, model="response-outcomes", input="q", metadata=lgos_settings(outcome="incomplete")
     )
     final = events[-1]
     assert final.type == "response.incomplete"

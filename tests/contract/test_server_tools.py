@@ -11,8 +11,6 @@ from openai import AsyncOpenAI
 
 from tests.support.graphs import FAKE_RESULT_URL, SCRIPTED_TEXT
 
-pytestmark = pytest.mark.asyncio
-
 BOTH = [{"type": "custom", "name": "package_version"}, {"type": "web_search"}]
 
 

@@ -11,15 +11,12 @@ import httpx
 import pytest
 from openai import AsyncOpenAI
 
-from tests.conftest import PING_INTERVAL
+from tests.support.background import slow
+from tests.support.engines import PING_INTERVAL
 from tests.support.graphs import SCRIPTED_TEXT
 from tests.support.servers import Server
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.socket]
-
-
-def slow(seconds: float) -> dict[str, str]:
-    return {"lgos_settings": json.dumps({"seconds": seconds})}
+pytestmark = pytest.mark.socket
 
 
 async def wait_for(path: Path, timeout: float = 5.0) -> bool:

@@ -6,24 +6,9 @@ scripts run end to end against real ``lgos serve`` (and ``lgos worker``) process
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
-from tests.support.servers import ROOT
-
-
-def run_benchmark(script: str, *args: str) -> str:
-    result = subprocess.run(
-        [sys.executable, "-m", f"scripts.{script}", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-    )
-    assert result.returncode == 0, result.stderr
-    return result.stdout
+from tests.support.benchmarks import run_benchmark
 
 
 def test_benchmark_prints_its_table() -> None:

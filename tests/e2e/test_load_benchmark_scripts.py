@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from tests.e2e.test_benchmark_script import run_benchmark
+from tests.support.benchmarks import run_benchmark
 
 VERDICT = re.compile(r"\| (PASS|FAIL) \|$", re.MULTILINE)
 

@@ -47,13 +47,11 @@ def postgres_uri() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def fuzzed_lgos(
-    offline_model: Server,
-    searxng: Server,
-    postgres_uri: str,
-    tmp_path_factory: pytest.TempPathFactory,
+    graph_env: dict[str, str], postgres_uri: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
     queue = f"lgos-fuzz:{uuid.uuid4().hex[:12]}"
     env = {
+        **graph_env,
         # The deployed shape: checkpoints, Store and background records in PostgreSQL (which
         # holds no NUL character), leases and dispatch on Redis.
         "LGOS_POSTGRES_URI": postgres_uri,
@@ -61,8 +59,6 @@ def fuzzed_lgos(
         "LGOS_BACKGROUND": "distributed",
         "LGOS_BACKGROUND_QUEUE": queue,
         "LGOS_STATE_DIR": str(tmp_path_factory.mktemp("fuzz-lgos-state")),
-        "DEMO_API_OFFLINE_MODEL_URL": f"{offline_model.url}/v1",
-        "DEMO_API_WEB_SEARCH_URL": searxng.url,
         "DEMO_API_REPORT_STEP_SECONDS": "0.01",
     }
     log = tmp_path_factory.mktemp("logs") / "lgos-fuzz.log"

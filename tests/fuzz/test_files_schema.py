@@ -10,21 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-import schemathesis
 from files_service.app import create_app
 from files_service.settings import FilesSettings
 from schemathesis import Case
 
-from tests.fuzz.test_lgos_schema import EXCLUDED_CHECKS, check_envelope
 from tests.support.files import API_KEY, FilesProcess
-from tests.support.fuzz import schemathesis_config
+from tests.support.fuzz import assert_total, openapi_schema
 
 AUTH = {"Authorization": f"Bearer {API_KEY}"}
 # Built without a database: the document needs none (the served one is checked to match).
 DOCUMENT: dict[str, Any] = create_app(FilesSettings(postgres_uri="postgresql://unused/x")).openapi()
-schema = schemathesis.openapi.from_dict(
-    DOCUMENT, config=schemathesis.Config.from_dict(schemathesis_config())
-)
+schema = openapi_schema(DOCUMENT)
 
 
 def test_served_document_is_the_fuzzed_one(files_process: FilesProcess) -> None:
@@ -33,10 +29,4 @@ def test_served_document_is_the_fuzzed_one(files_process: FilesProcess) -> None:
 
 @schema.parametrize()
 def test_files_routes_are_total(case: Case, files_process: FilesProcess) -> None:
-    response = case.call_and_validate(
-        base_url=files_process.server.url,
-        headers=AUTH,
-        timeout=30,
-        excluded_checks=EXCLUDED_CHECKS,
-    )
-    check_envelope(case, response.status_code, response.json() if response.content else None)
+    assert_total(case, files_process.server.url, headers=AUTH)

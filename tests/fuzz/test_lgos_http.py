@@ -16,26 +16,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.support.envelopes import assert_client_error
 from tests.support.fuzz import HTTP_EXAMPLES, fuzz
+from tests.support.hostile_json import json_values
 from tests.support.servers import Server
 
 MODELS = ["simple-graph", "interruptible-approval", "background-report", "server-tools", "none"]
-ENVELOPE_KEYS = {"message", "type", "param", "code"}
 
 
 @pytest.fixture(scope="module")
 def http(fuzzed_lgos: Server) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=fuzzed_lgos.url, timeout=30) as client:
         yield client
-
-
-def assert_client_error(response: httpx.Response) -> dict[str, Any]:
-    assert 400 <= response.status_code < 500, (response.status_code, response.text[:500])
-    body = response.json()
-    assert set(body) == {"error"} and set(body["error"]) == ENVELOPE_KEYS, body
-    assert body["error"]["type"] == "invalid_request_error"
-    error: dict[str, Any] = body["error"]
-    return error
 
 
 def assert_total(response: httpx.Response) -> None:
@@ -45,15 +37,6 @@ def assert_total(response: httpx.Response) -> None:
     assert_client_error(response)
 
 
-texts = st.text(st.characters(codec="utf-8"), max_size=64) | st.sampled_from(
-    ["\x00", "a\x00b", "\ud7ff\x1b[0m", "x" * 5000, "resp_" + "0" * 32]
-)
-numbers = st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False)
-json_values = st.recursive(
-    st.none() | st.booleans() | numbers | texts,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(texts, inner, max_size=4),
-    max_leaves=12,
-)
 fields = st.sampled_from(
     [
         "input",

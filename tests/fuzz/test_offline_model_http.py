@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.fuzz.test_lgos_http import assert_client_error, json_values, texts
+from tests.support.envelopes import assert_client_error
 from tests.support.fuzz import HTTP_EXAMPLES, fuzz
+from tests.support.hostile_json import json_values, texts
 from tests.support.servers import Server, free_port, serve
 
 ROUTES = ["/v1/responses", "/v1/chat/completions"]

@@ -23,13 +23,11 @@ from tests.support.advanced import (
     review_payload,
     store_file_ids,
 )
-from tests.support.clients import sdk_client
+from tests.support.clients import sdk_client, sdk_pair_fixture
 from tests.support.files import API_KEY as FILES_KEY
 from tests.support.files import FilesProcess, files_client
 from tests.support.servers import Server, free_port, serve
 from tests.support.shared_state import shared_env
-
-pytestmark = pytest.mark.asyncio
 
 LEASE_TTL = 5.0
 
@@ -67,11 +65,7 @@ def two_servers(
         yield a, b
 
 
-@pytest.fixture
-async def clients(two_servers: tuple[Server, Server]) -> AsyncIterator[tuple[AsyncOpenAI, ...]]:
-    a, b = two_servers
-    async with sdk_client(f"{a.url}/v1") as ca, sdk_client(f"{b.url}/v1") as cb:
-        yield ca, cb
+clients = sdk_pair_fixture("two_servers")
 
 
 async def test_a_paused_review_resumes_on_the_other_process(

@@ -4,11 +4,8 @@ interrupt runs, background Responses and idempotency keys are, for another key, 
 
 from __future__ import annotations
 
-import asyncio
-import json
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
 
 import httpx
 import openai
@@ -16,17 +13,15 @@ import pytest
 import redis
 from openai import AsyncOpenAI
 
+from tests.support.background import poll, slow_background
 from tests.support.clients import sdk_client
 from tests.support.servers import Server, serve_lgos
 from tests.support.shared_state import REDIS_URL, shared_env
-
-pytestmark = pytest.mark.asyncio
 
 KEY_A, KEY_B = "sk-lgos-tenant-a", "sk-lgos-tenant-b"
 KEYS = {KEY_A: "tenant-a", KEY_B: "tenant-b"}
 TARGET = "tests.support.graphs:create_registry"
 NEVER_ISSUED = "resp_lg_" + "0" * 32 + "_" + "1" * 32
-TERMINAL = {"completed", "incomplete", "failed", "cancelled"}
 
 
 @pytest.fixture(scope="module")
@@ -59,15 +54,6 @@ async def tenants(keyed: tuple[Server, Server]) -> AsyncIterator[tuple[AsyncOpen
         sdk_client(f"{b.url}/v1", api_key=KEY_B) as cb,
     ):
         yield ca, cb
-
-
-async def poll(client: AsyncOpenAI, response_id: str) -> Any:
-    for _ in range(200):
-        response = await client.responses.retrieve(response_id)
-        if response.status in TERMINAL:
-            return response
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"{response_id} did not finish")
 
 
 async def test_missing_and_wrong_keys_are_openai_401s(keyed: tuple[Server, Server]) -> None:
@@ -121,12 +107,7 @@ async def test_another_keys_background_response_is_not_found(
     tenants: tuple[AsyncOpenAI, AsyncOpenAI],
 ) -> None:
     a, b = tenants
-    queued = await a.responses.create(
-        model="slow-background",
-        input="mine",
-        background=True,
-        metadata={"lgos_settings": json.dumps({"seconds": 0.2})},
-    )
+    queued = await a.responses.create(**slow_background("mine", 0.2))
     messages = []
     for response_id in (queued.id, "resp_" + "0" * 32):
         with pytest.raises(openai.NotFoundError) as retrieved:
@@ -143,12 +124,7 @@ async def test_idempotency_keys_belong_to_their_api_key(
 ) -> None:
     a, b = tenants
     header = {"Idempotency-Key": f"shared-{uuid.uuid4().hex}"}
-    body: dict[str, Any] = {
-        "model": "slow-background",
-        "input": "once",
-        "background": True,
-        "metadata": {"lgos_settings": json.dumps({"seconds": 0.1})},
-    }
+    body = slow_background("once", 0.1)
     mine = await a.responses.create(**body, extra_headers=header)
     # The same key and body from B: B's own Response, not A's (and no 422 revealing A's use).
     theirs = await b.responses.create(**{**body, "input": "other"}, extra_headers=header)

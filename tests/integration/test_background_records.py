@@ -21,8 +21,6 @@ from lgos.storage import open_pool
 from tests.support.servers import free_port
 from tests.support.shared_state import REDIS_URL
 
-pytestmark = pytest.mark.asyncio
-
 
 @pytest.fixture
 async def records(postgres_uri: str) -> AsyncIterator[BackgroundRecords]:

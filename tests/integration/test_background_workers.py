@@ -1,9 +1,10 @@
-"""Background Responses on the distributed engine: real PostgreSQL, Redis and worker processes.
+"""Background Responses on the queue-backed engine: real PostgreSQL, Redis and worker processes.
 
-Two API processes and two ``lgos worker`` processes share one database and one queue. The whole
-background contract suite (``tests/contract/test_background.py``) runs again here against that
-stack; the tests below add what only a distributed engine has: workers sharing the queue, a
-killed worker, graceful shutdown, a lost dispatch message, creates raced across processes.
+Two API processes and two ``lgos worker`` processes share one database and one queue
+(``queue_engine``, tests/support/queue_engine.py). The background contract
+(tests/contract/test_background.py) runs on that engine too; the tests here add what only it
+has: workers sharing the queue, a killed worker, graceful shutdown, a lost dispatch message,
+creates raced across processes.
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ import asyncio
 import signal
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,125 +26,37 @@ from lgos.background.worker import SHUTDOWN_MESSAGE
 from openai import AsyncOpenAI
 from psycopg.rows import dict_row
 
-from tests.contract.test_background import (  # the same contract, on this engine
-    poll,
-    slow,
-    test_a_job_cancelling_itself_fails_its_response,
-    test_background_interrupt_pause_and_resume,
-    test_background_rejections,
-    test_cancel_in_progress_stays_cancelled,
-    test_cancel_right_after_create,
-    test_cancelling_a_finished_response_returns_it_unchanged,
-    test_create_poll_completed,
-    test_failure_is_final_and_keeps_the_partial_answer,
-    test_graph_adapters_judge_the_request_at_submission,
-    test_idempotent_create_races_to_one_run,
-    test_in_progress_snapshots_show_the_partial_answer,
-    test_not_found_cases,
-)
-from tests.support.clients import sdk_client
+from tests.support.background import poll, slow_background, wait_for
+from tests.support.clients import sdk_client, sdk_fixture
 from tests.support.lgos_processes import api_process, worker_process
 from tests.support.private_servers import PrivateRedis
-from tests.support.servers import Server
-from tests.support.shared_state import REDIS_URL, shared_env
+from tests.support.queue_engine import (
+    GRACE,
+    HEARTBEAT,
+    REQUEUE_AFTER,
+    STALE_AFTER,
+    SWEEP_INTERVAL,
+    Engine,
+)
+from tests.support.shared_state import REDIS_URL
 
-__all__ = [
-    "test_a_job_cancelling_itself_fails_its_response",
-    "test_background_interrupt_pause_and_resume",
-    "test_background_rejections",
-    "test_cancel_in_progress_stays_cancelled",
-    "test_cancel_right_after_create",
-    "test_cancelling_a_finished_response_returns_it_unchanged",
-    "test_create_poll_completed",
-    "test_failure_is_final_and_keeps_the_partial_answer",
-    "test_graph_adapters_judge_the_request_at_submission",
-    "test_idempotent_create_races_to_one_run",
-    "test_in_progress_snapshots_show_the_partial_answer",
-    "test_not_found_cases",
-]
-
-pytestmark = pytest.mark.asyncio
-
-HEARTBEAT = 0.3
-STALE_AFTER = 1.5
-SWEEP_INTERVAL = 0.3
-GRACE = 1.5
-REQUEUE_AFTER = 2.0
 # The stated bound for a dead worker's Response to fail: stale_after + one sweep interval
 # (+ slack for process scheduling on a loaded CI machine).
 LOST_BOUND = STALE_AFTER + SWEEP_INTERVAL + 2.0
 
 
-def engine_env(base: dict[str, str], queue: str, markers: Path) -> dict[str, str]:
-    return {
-        **base,
-        "LGOS_BACKGROUND": "distributed",
-        "LGOS_BACKGROUND_QUEUE": queue,
-        "LGOS_TEST_MARKERS": str(markers),
-        "LGOS_WORKER_HEARTBEAT": str(HEARTBEAT),
-        "LGOS_WORKER_STALE_AFTER": str(STALE_AFTER),
-        "LGOS_BACKGROUND_SWEEP_INTERVAL": str(SWEEP_INTERVAL),
-        "LGOS_WORKER_SHUTDOWN_GRACE": str(GRACE),
-        "LGOS_BACKGROUND_REQUEUE_AFTER": str(REQUEUE_AFTER),
-    }
-
-
-@dataclass
-class Engine:
-    env: dict[str, str]
-    postgres_uri: str
-    queue: str
-    apis: list[Server]
-    workers: list[Server]
-    logs: Path
-
-
 @pytest.fixture(scope="module")
-def engine(
-    postgres_uri: str,
-    offline_model: Server,
-    markers: Path,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[Engine]:
-    """Two API processes and two workers on one queue."""
-    logs = tmp_path_factory.mktemp("background")
-    queue = f"lgos-test:{uuid.uuid4().hex[:8]}"
-    env = engine_env(shared_env(postgres_uri, offline_model, logs, 5.0), queue, markers)
-    with (
-        api_process(env, logs / "api-a.log") as a,
-        api_process(env, logs / "api-b.log") as b,
-        worker_process(env, logs / "worker-1.log") as w1,
-        worker_process(env, logs / "worker-2.log") as w2,
-    ):
-        yield Engine(env, postgres_uri, queue, [a, b], [w1, w2], logs)
-
-
-@pytest.fixture(scope="module")
-def isolated(engine: Engine, markers: Path) -> Iterator[Engine]:
+def isolated(queue_engine: Engine) -> Iterator[Engine]:
     """An API on a queue of its own, with no worker: each test starts (and kills) its own."""
     queue = f"lgos-test-isolated:{uuid.uuid4().hex[:8]}"
-    env = {**engine.env, "LGOS_BACKGROUND_QUEUE": queue}
-    with api_process(env, engine.logs / "api-isolated.log") as api:
-        yield Engine(env, engine.postgres_uri, queue, [api], [], engine.logs)
+    env = {**queue_engine.env, "LGOS_BACKGROUND_QUEUE": queue}
+    with api_process(env, queue_engine.logs / "api-isolated.log") as api:
+        yield Engine(env, queue_engine.postgres_uri, queue, [api], [], queue_engine.logs)
 
 
-@pytest.fixture
-async def client(engine: Engine) -> AsyncIterator[AsyncOpenAI]:
-    """Overrides the contract suite's client: the SDK against the first API process."""
-    async with sdk_client(f"{engine.apis[0].url}/v1") as sdk:
-        yield sdk
-
-
-@pytest.fixture
-async def other_client(engine: Engine) -> AsyncIterator[AsyncOpenAI]:
-    async with sdk_client(f"{engine.apis[1].url}/v1") as sdk:
-        yield sdk
-
-
-@pytest.fixture
-async def isolated_client(isolated: Engine) -> AsyncIterator[AsyncOpenAI]:
-    async with sdk_client(f"{isolated.apis[0].url}/v1") as sdk:
-        yield sdk
+client = sdk_fixture("queue_engine", lambda engine: engine.apis[0])
+other_client = sdk_fixture("queue_engine", lambda engine: engine.apis[1])
+isolated_client = sdk_fixture("isolated", lambda engine: engine.apis[0])
 
 
 async def rows(postgres_uri: str, ids: list[str]) -> dict[str, dict[str, Any]]:
@@ -156,61 +68,43 @@ async def rows(postgres_uri: str, ids: list[str]) -> dict[str, dict[str, Any]]:
         return {row["id"]: row for row in await cursor.fetchall()}
 
 
-async def wait_for(path: Path, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        assert time.monotonic() < deadline, f"{path.name} never appeared"
-        await asyncio.sleep(0.05)
-
-
 def worker_pid(name: str) -> int:
     return int(name.split(":")[1])
 
 
-async def test_two_workers_share_the_queue(client: AsyncOpenAI, engine: Engine) -> None:
+async def test_two_workers_share_the_queue(client: AsyncOpenAI, queue_engine: Engine) -> None:
     created = await asyncio.gather(
-        *(
-            client.responses.create(
-                model="slow-background", input=f"share {i}", background=True, metadata=slow(0.6)
-            )
-            for i in range(6)
-        )
+        *(client.responses.create(**slow_background(f"share {i}", 0.6)) for i in range(6))
     )
     done = await asyncio.gather(*(poll(client, r.id) for r in created))
     assert {r.status for r in done} == {"completed"}
     ran_on = {
-        row["worker"] for row in (await rows(engine.postgres_uri, [r.id for r in created])).values()
+        row["worker"]
+        for row in (await rows(queue_engine.postgres_uri, [r.id for r in created])).values()
     }
-    assert {worker_pid(name) for name in ran_on} == {w.process.pid for w in engine.workers}
+    assert {worker_pid(name) for name in ran_on} == {w.process.pid for w in queue_engine.workers}
 
 
 async def test_any_api_process_serves_any_response(
     client: AsyncOpenAI, other_client: AsyncOpenAI
 ) -> None:
-    queued = await client.responses.create(
-        model="slow-background", input="from a", background=True, metadata=slow(0.2)
-    )
+    queued = await client.responses.create(**slow_background("from a", 0.2))
     done = await poll(other_client, queued.id)
     assert done.status == "completed"
     assert (await client.responses.retrieve(queued.id)).model_dump() == done.model_dump()
 
 
 async def test_idempotent_create_raced_across_two_api_processes(
-    client: AsyncOpenAI, other_client: AsyncOpenAI, engine: Engine
+    client: AsyncOpenAI, other_client: AsyncOpenAI, queue_engine: Engine
 ) -> None:
     marker = f"race-{uuid.uuid4().hex}"
     key = {"Idempotency-Key": marker}
-    body: dict[str, Any] = {
-        "model": "slow-background",
-        "input": marker,
-        "background": True,
-        "metadata": slow(0.2),
-    }
+    body = slow_background(marker, 0.2)
     sdks = [client, other_client] * 5
     created = await asyncio.gather(*(c.responses.create(**body, extra_headers=key) for c in sdks))
     assert len({r.id for r in created}) == 1
     await poll(client, created[0].id)
-    async with await psycopg.AsyncConnection.connect(engine.postgres_uri) as conn:
+    async with await psycopg.AsyncConnection.connect(queue_engine.postgres_uri) as conn:
         cursor = await conn.execute(
             "SELECT count(*) FROM lgos_background_responses WHERE job->'body'->>'input' = %s",
             (marker,),
@@ -222,9 +116,7 @@ async def test_cancel_a_queued_response_it_never_runs(
     isolated_client: AsyncOpenAI, isolated: Engine
 ) -> None:
     # No worker listens on this queue: the Response stays queued until cancelled.
-    queued = await isolated_client.responses.create(
-        model="slow-background", input="never", background=True, metadata=slow(0)
-    )
+    queued = await isolated_client.responses.create(**slow_background("never", 0))
     assert (await isolated_client.responses.retrieve(queued.id)).status == "queued"
     cancelled = await isolated_client.responses.cancel(queued.id)
     assert cancelled.status == "cancelled"
@@ -241,9 +133,7 @@ async def test_worker_killed_mid_run_fails_within_the_bound(
 ) -> None:
     key = f"killed-{uuid.uuid4().hex[:8]}"
     with worker_process(isolated.env, isolated.logs / "doomed-worker.log") as doomed:
-        queued = await isolated_client.responses.create(
-            model="slow-background", input=key, background=True, metadata=slow(60)
-        )
+        queued = await isolated_client.responses.create(**slow_background(key, 60))
         await wait_for(markers / f"started-{key}")
         doomed.process.kill()
         doomed.process.wait()
@@ -264,20 +154,14 @@ async def test_graceful_shutdown_finishes_short_jobs_and_fails_long_ones(
 ) -> None:
     short_key, long_key = f"short-{uuid.uuid4().hex[:8]}", f"long-{uuid.uuid4().hex[:8]}"
     with worker_process(isolated.env, isolated.logs / "stopping-worker.log") as stopping:
-        short = await isolated_client.responses.create(
-            model="slow-background", input=short_key, background=True, metadata=slow(0.8)
-        )
-        long = await isolated_client.responses.create(
-            model="slow-background", input=long_key, background=True, metadata=slow(60)
-        )
+        short = await isolated_client.responses.create(**slow_background(short_key, 0.8))
+        long = await isolated_client.responses.create(**slow_background(long_key, 60))
         await wait_for(markers / f"started-{short_key}")
         await wait_for(markers / f"started-{long_key}")
         stopping.process.send_signal(signal.SIGTERM)
         await asyncio.sleep(0.3)
         # Stopped taking jobs: this one waits for the next worker.
-        later = await isolated_client.responses.create(
-            model="slow-background", input="after shutdown", background=True, metadata=slow(0)
-        )
+        later = await isolated_client.responses.create(**slow_background("after shutdown", 0))
         assert await asyncio.to_thread(stopping.process.wait, GRACE + 8) == 0
     assert (await isolated_client.responses.retrieve(short.id)).status == "completed"
     cut = await isolated_client.responses.retrieve(long.id)
@@ -293,9 +177,7 @@ async def test_graceful_shutdown_finishes_short_jobs_and_fails_long_ones(
 async def test_a_lost_dispatch_message_is_sent_again(
     isolated_client: AsyncOpenAI, isolated: Engine
 ) -> None:
-    queued = await isolated_client.responses.create(
-        model="slow-background", input="lost message", background=True, metadata=slow(0)
-    )
+    queued = await isolated_client.responses.create(**slow_background("lost message", 0))
     async with aioredis.from_url(REDIS_URL) as redis:
         await redis.delete(isolated.queue)  # as if Redis lost the stream
     with worker_process(isolated.env, isolated.logs / "requeue-worker.log"):
@@ -307,9 +189,7 @@ async def test_cancel_signal_stops_the_run_in_the_worker_process(
     client: AsyncOpenAI, markers: Path
 ) -> None:
     key = f"signal-{uuid.uuid4().hex[:8]}"
-    queued = await client.responses.create(
-        model="slow-background", input=key, background=True, metadata=slow(60)
-    )
+    queued = await client.responses.create(**slow_background(key, 60))
     await wait_for(markers / f"started-{key}")
     await client.responses.cancel(queued.id)
     await wait_for(markers / f"cancelled-{key}")  # the graph run in the worker process stopped
@@ -336,9 +216,7 @@ async def test_a_redis_outage_pauses_dispatch_and_running_jobs_finish(
             worker_process(env, isolated.logs / "worker-outage.log") as worker,
         ):
             async with sdk_client(f"{api.url}/v1") as sdk:
-                running = await sdk.responses.create(
-                    model="slow-background", input=key, background=True, metadata=slow(4.0)
-                )
+                running = await sdk.responses.create(**slow_background(key, 4.0))
                 await wait_for(markers / f"started-{key}")
                 redis_server.stop()
                 await asyncio.sleep(2.0)  # longer than redis-py's own reconnect attempts
@@ -346,21 +224,19 @@ async def test_a_redis_outage_pauses_dispatch_and_running_jobs_finish(
                 done = await poll(sdk, running.id, timeout=20)
                 assert done.status == "completed", done.error
                 assert worker.process.poll() is None  # the worker lived through it
-                after = await sdk.responses.create(
-                    model="slow-background", input="after", background=True, metadata=slow(0)
-                )
+                after = await sdk.responses.create(**slow_background("after", 0))
                 assert (await poll(sdk, after.id, timeout=20)).status == "completed"
     finally:
         redis_server.stop()
 
 
-async def test_every_process_tunes_its_collector(engine: Engine) -> None:
+async def test_every_process_tunes_its_collector(queue_engine: Engine) -> None:
     """`lgos serve` and `lgos worker` both freeze their start-up objects and set
     LGOS_GC_THRESHOLDS (full collections would otherwise pause a busy worker's loop too)."""
     for name in ("api-a.log", "api-b.log", "worker-1.log", "worker-2.log"):
         tuned = [
             orjson.loads(line)
-            for line in (engine.logs / name).read_bytes().splitlines()
+            for line in (queue_engine.logs / name).read_bytes().splitlines()
             if b'"collector tuned"' in line
         ]
         assert len(tuned) == 1, name

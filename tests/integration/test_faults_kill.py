@@ -17,7 +17,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,15 +33,14 @@ from lgos.background.queue import CONSUMER_GROUP, prune_consumers
 from lgos.background.records import WORKER_LOST_MESSAGE
 from openai import AsyncOpenAI
 
-from tests.contract.test_background import TERMINAL, slow
-from tests.integration.test_background_workers import STALE_AFTER, engine_env
-from tests.support.clients import sdk_client, sync_sdk_client
+from tests.support.background import TERMINAL, slow, slow_background, wait_for
+from tests.support.clients import sdk_client, sdk_fixture, sync_sdk_client
 from tests.support.files import API_KEY, files_client, scratch_database
 from tests.support.graphs import SCRIPTED_TEXT
+from tests.support.interrupts import resume_of
+from tests.support.queue_engine import STALE_AFTER, engine_env
 from tests.support.servers import Server, free_port, serve, serve_lgos
 from tests.support.shared_state import REDIS_URL, shared_env
-
-pytestmark = pytest.mark.asyncio
 
 TARGET = "tests.support.graphs:create_registry"
 LEASE_TTL = 2.0
@@ -79,10 +78,7 @@ def stack(
             redis.delete(queue)  # this module's stream only; the server is shared
 
 
-@pytest.fixture
-async def survivor(stack: Stack) -> AsyncIterator[AsyncOpenAI]:
-    async with sdk_client(f"{stack.survivor.url}/v1") as sdk:
-        yield sdk
+survivor = sdk_fixture("stack", lambda stack: stack.survivor)
 
 
 def kill(server: Server) -> float:
@@ -94,27 +90,6 @@ def kill(server: Server) -> float:
 def effects(markers: Path, key: str) -> int:
     path = markers / f"effect-{key}"
     return len(path.read_text().splitlines()) if path.exists() else 0
-
-
-async def wait_for(path: Path, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        assert time.monotonic() < deadline, f"{path.name} never appeared"
-        await asyncio.sleep(0.05)
-
-
-def answer(call: Any, output: str) -> dict[str, Any]:
-    return {"type": "function_call_output", "call_id": call.call_id, "output": output}
-
-
-def resume_request(paused: Any, output: str, seconds: float) -> dict[str, Any]:
-    """Answer the paused ``counted-after-resume`` run; it then works ``seconds``."""
-    return {
-        "model": "counted-after-resume",
-        "previous_response_id": paused.id,
-        "input": [answer(paused.output[0], output)],
-        "metadata": slow(seconds),
-    }
 
 
 async def checkpoint_threads(postgres_uri: str) -> int:
@@ -173,7 +148,9 @@ async def test_lgos_killed_mid_stream(stack: Stack, survivor: AsyncOpenAI, marke
     # The killed first run left no checkpoint behind; the run paused before the kill resumes
     # on the survivor, and its side effect happens once.
     assert await checkpoint_threads(stack.postgres_uri) == threads
-    resumed = await survivor.responses.create(**resume_request(paused, f"stream-{key}", 0))
+    resumed = await survivor.responses.create(
+        **resume_of(paused, f"stream-{key}", metadata=slow(0))
+    )
     assert resumed.output_text == f"done after stream-{key}"
     assert effects(markers, f"stream-{key}") == 1
     print(
@@ -187,9 +164,9 @@ async def test_lgos_killed_mid_resume(stack: Stack, survivor: AsyncOpenAI, marke
     with serve_lgos("serve", TARGET, env=stack.env, log=stack.logs / "victim-resume.log") as v:
         async with sdk_client(f"{v.url}/v1") as victim:
             paused = await victim.responses.create(model="counted-after-resume", input="pause")
-            resume = resume_request(paused, key, 30)
+            resume = resume_of(paused, key, metadata=slow(30))
             pending = asyncio.ensure_future(victim.responses.create(**resume, stream=True))
-            await wait_for(markers / f"resumed-{key}")  # mid-resume: holding the lease
+            await wait_for(markers / f"resumed-{key}", timeout=20)  # mid-resume: holding the lease
             killed_at = kill(v)
             with pytest.raises(CUT):
                 async for _ in await pending:
@@ -247,10 +224,8 @@ async def test_worker_killed_mid_run(stack: Stack, survivor: AsyncOpenAI, marker
     one_at_a_time = {**stack.env, "LGOS_WORKER_CONCURRENCY": "1"}
     with serve_lgos("worker", TARGET, env=one_at_a_time, log=stack.logs / "doomed.log") as doomed:
         running = await survivor.responses.create(**long_job)
-        await wait_for(markers / f"started-{key}")
-        waiting = await survivor.responses.create(
-            model="slow-background", input=queued_key, background=True, metadata=slow(0)
-        )
+        await wait_for(markers / f"started-{key}", timeout=20)
+        waiting = await survivor.responses.create(**slow_background(queued_key, 0))
         seen = [(await survivor.responses.retrieve(running.id)).status]
         assert seen == ["in_progress"]
         assert (await survivor.responses.retrieve(waiting.id)).status == "queued"  # one at a time
@@ -273,9 +248,7 @@ async def test_worker_killed_mid_run(stack: Stack, survivor: AsyncOpenAI, marker
         # Response runs once.
         again = await survivor.responses.create(**long_job)
         assert again.id == running.id and again.status == "failed"
-        retry = await survivor.responses.create(
-            model="slow-background", input=key, background=True, metadata=slow(0)
-        )
+        retry = await survivor.responses.create(**slow_background(key, 0))
         assert (await history(survivor, retry.id, [], 20.0)).status == "completed"
     assert (await survivor.responses.retrieve(running.id)).status == "failed"
     assert effects(markers, key) == 1
@@ -311,14 +284,14 @@ async def test_worker_killed_mid_background_resume(
 ) -> None:
     key = f"bg-resume-{uuid.uuid4().hex[:8]}"
     paused = await survivor.responses.create(model="counted-after-resume", input="pause")
-    resume = resume_request(paused, key, 30)
+    resume = resume_of(paused, key, metadata=slow(30))
     async with aioredis.from_url(REDIS_URL) as redis:
         # A dead worker's name in the queue group, with nothing pending: the live worker's
         # sweep removes it once idle for worker_consumer_idle.
         await redis.xgroup_createconsumer(stack.queue, CONSUMER_GROUP, "ghost-worker")
         with serve_lgos("worker", TARGET, env=stack.env, log=stack.logs / "doomed-bg.log") as w:
             queued = await survivor.responses.create(**resume, background=True)
-            await wait_for(markers / f"resumed-{key}")
+            await wait_for(markers / f"resumed-{key}", timeout=20)
 
             async def ghost_left() -> bool:
                 consumers = await redis.xinfo_consumers(stack.queue, CONSUMER_GROUP)

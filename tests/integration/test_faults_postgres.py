@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,22 +20,21 @@ import psycopg
 import pytest
 from openai import AsyncOpenAI
 
-from tests.contract.test_background import poll, slow
+from tests.support.background import poll, slow, slow_background, wait_for
+from tests.support.clients import sdk_pair_fixture
 from tests.support.faults import (
     assert_unavailable,
     distributed_env,
     timed,
     two_apis_and_a_worker,
-    two_clients,
 )
 from tests.support.files import API_KEY as FILES_KEY
 from tests.support.files import files_client
 from tests.support.graphs import SCRIPTED_TEXT
+from tests.support.interrupts import answer
 from tests.support.private_servers import PrivatePostgres
 from tests.support.servers import Server, free_port, serve
 from tests.support.shared_state import shared_env
-
-pytestmark = pytest.mark.asyncio
 
 POOL_TIMEOUT = 2.0
 # A request during the outage must fail within the pool's wait plus process/scheduling slack.
@@ -82,14 +81,7 @@ def stack(
         yield Stack(private_pg, uri, apis, logs)
 
 
-@pytest.fixture
-async def clients(stack: Stack) -> AsyncIterator[tuple[AsyncOpenAI, AsyncOpenAI]]:
-    async with two_clients(stack.apis) as pair:
-        yield pair
-
-
-def answer(call: Any, output: str) -> dict[str, Any]:
-    return {"type": "function_call_output", "call_id": call.call_id, "output": output}
+clients = sdk_pair_fixture("stack", lambda stack: stack.apis)
 
 
 async def test_postgres_restart_during_traffic(
@@ -155,11 +147,7 @@ async def test_postgres_restart_during_traffic(
                 input=[answer(paused.output[0], "approve")],
             )
         ),
-        timed(
-            a.responses.create(
-                model="slow-background", input="after", background=True, metadata=slow(0)
-            )
-        ),
+        timed(a.responses.create(**slow_background("after", 0))),
     )
     assert not isinstance(notes, Exception), notes
     assert notes.output_text == "before the restart"
@@ -184,13 +172,8 @@ async def test_a_background_job_survives_a_restart_mid_run(
 ) -> None:
     a, b = clients
     key = f"pg-midrun-{uuid.uuid4().hex[:8]}"
-    queued = await a.responses.create(
-        model="slow-background", input=key, background=True, metadata=slow(2.0)
-    )
-    deadline = time.monotonic() + 15
-    while not (markers / f"started-{key}").exists():
-        assert time.monotonic() < deadline
-        await asyncio.sleep(0.05)
+    queued = await a.responses.create(**slow_background(key, 2.0))
+    await wait_for(markers / f"started-{key}")
     stack.pg.restart()  # heartbeats fail meanwhile; the worker keeps the job
     done = await poll(b, queued.id, timeout=20)
     assert done.status == "completed", done.error

@@ -12,10 +12,9 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import openai
 import pytest
@@ -23,20 +22,19 @@ from lgos.interrupts.coordinator import Lease
 from lgos.interrupts.redis_coordinator import RedisCoordinator
 from openai import AsyncOpenAI
 
-from tests.contract.test_background import poll, slow
+from tests.support.background import poll, slow_background
+from tests.support.clients import sdk_pair_fixture
 from tests.support.fault_proxy import FaultProxy
 from tests.support.faults import (
     assert_unavailable,
     distributed_env,
     timed,
     two_apis_and_a_worker,
-    two_clients,
 )
+from tests.support.interrupts import resume_of
 from tests.support.private_servers import PrivateRedis
 from tests.support.servers import Server
 from tests.support.shared_state import shared_env
-
-pytestmark = pytest.mark.asyncio
 
 REDIS_TIMEOUT = 2.0
 FAIL_FAST_BOUND = REDIS_TIMEOUT * 2 + 2.0  # the wait, its one retry, scheduling slack
@@ -80,20 +78,7 @@ def stack(
             yield Stack(private_redis, proxy, apis)
 
 
-@pytest.fixture
-async def clients(stack: Stack) -> AsyncIterator[tuple[AsyncOpenAI, AsyncOpenAI]]:
-    async with two_clients(stack.apis) as pair:
-        yield pair
-
-
-def resume_of(paused: Any, output: str, **extra: Any) -> dict[str, Any]:
-    call = paused.output[0]
-    return {
-        "model": paused.model,
-        "previous_response_id": paused.id,
-        "input": [{"type": "function_call_output", "call_id": call.call_id, "output": output}],
-        **extra,
-    }
+clients = sdk_pair_fixture("stack", lambda stack: stack.apis)
 
 
 def runs(markers: Path, key: str) -> int:
@@ -133,11 +118,7 @@ async def test_redis_restarted_empty(
     (resumed, t_resume), (started, t_start), (queued, t_submit) = await asyncio.gather(
         timed(b.responses.create(**resume_of(paused, "approve"))),
         timed(a.responses.create(model="slow-after-resume", input="race")),
-        timed(
-            a.responses.create(
-                model="slow-background", input=f"r-{back_at}", background=True, metadata=slow(0)
-            )
-        ),
+        timed(a.responses.create(**slow_background(f"r-{back_at}", 0))),
     )
     assert not isinstance(resumed, Exception), resumed
     assert resumed.output_text.startswith("Decision: approved.")
@@ -174,9 +155,7 @@ async def test_redis_unreachable_for_a_while(
     failed, t_fail = await timed(b.responses.create(**resume_of(paused, "approve")))
     assert_unavailable(failed, t_fail, FAIL_FAST_BOUND)
     # A background create still answers queued (the row is durable); dispatch waits for Redis.
-    queued, t_create = await timed(
-        a.responses.create(model="slow-background", input=key, background=True, metadata=slow(0))
-    )
+    queued, t_create = await timed(a.responses.create(**slow_background(key, 0)))
     assert not isinstance(queued, Exception), queued
     assert queued.status == "queued"
     assert t_create < FAIL_FAST_BOUND, t_create

@@ -16,11 +16,8 @@ import pytest
 from files_service.app import create_app
 from openai import AsyncOpenAI
 
-from tests.support.files import (
-    files_sdk,
-    scratch_database,
-    settings,
-)
+from tests.support.envelopes import server_error
+from tests.support.files import attach, files_sdk, indexing_error, scratch_database, settings
 from tests.support.files_corpus import CORPUS, PARAPHRASES, QUERIES
 from tests.support.servers import Server, free_port
 
@@ -29,12 +26,9 @@ async def seed(sdk: AsyncOpenAI) -> tuple[str, dict[str, str]]:
     store = await sdk.vector_stores.create(name="seeded")
     names = {}
     for name, text in CORPUS.items():
-        uploaded = await sdk.files.create(file=(name, text.encode()), purpose="assistants")
-        attached = await sdk.vector_stores.files.create_and_poll(
-            file_id=uploaded.id, vector_store_id=store.id, poll_interval_ms=50
-        )
+        attached = await attach(sdk, store.id, name, text.encode())
         assert attached.status == "completed", attached.last_error
-        names[uploaded.id] = name
+        names[attached.id] = name
     return store.id, names
 
 
@@ -104,22 +98,15 @@ async def test_embeddings_outage_is_reported_not_hidden(vector_db: str, tmp_stor
     )
     async with files_sdk(app) as sdk:
         store = await sdk.vector_stores.create(name="outage")
-        uploaded = await sdk.files.create(file=("a.txt", b"some text"), purpose="assistants")
-        attached = await sdk.vector_stores.files.create_and_poll(
-            file_id=uploaded.id, vector_store_id=store.id, poll_interval_ms=50
-        )
-        assert attached.status == "failed"
-        assert attached.last_error is not None
-        assert attached.last_error.message == "The embeddings endpoint failed."
+        attached = await attach(sdk, store.id, "a.txt", b"some text")
+        failure = indexing_error(attached)
+        assert failure.message == "The embeddings endpoint failed."
         with pytest.raises(openai.APIStatusError) as error:
             await sdk.vector_stores.search(store.id, query="text")
         assert error.value.status_code == 502
-        assert error.value.body == {
-            "message": "The embeddings endpoint failed; try again later.",
-            "type": "server_error",
-            "param": None,
-            "code": "upstream_error",
-        }
+        assert error.value.body == server_error(
+            "The embeddings endpoint failed; try again later.", "upstream_error"
+        )
 
 
 async def test_files_indexed_before_embeddings_stay_findable(

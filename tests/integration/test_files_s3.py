@@ -16,6 +16,7 @@ from minio import Minio
 from minio.error import S3Error
 
 from tests.support.files import (
+    attach,
     create_bucket,
     fail_metadata_writes,
     files_sdk,
@@ -95,15 +96,10 @@ async def test_failed_metadata_write_leaves_no_object(
 async def test_indexing_reads_from_s3(s3_app: FastAPI) -> None:
     async with files_sdk(s3_app) as sdk:
         store = await sdk.vector_stores.create(name="s3")
-        uploaded = await sdk.files.create(
-            file=("kb.md", b"The warehouse ships parcels on Tuesdays."), purpose="assistants"
-        )
-        attached = await sdk.vector_stores.files.create_and_poll(
-            file_id=uploaded.id, vector_store_id=store.id, poll_interval_ms=50
-        )
+        attached = await attach(sdk, store.id, "kb.md", b"The warehouse ships parcels on Tuesdays.")
         assert attached.status == "completed"
         results = await sdk.vector_stores.search(store.id, query="when are parcels shipped")
-        assert results.data[0].file_id == uploaded.id
+        assert results.data[0].file_id == attached.id
 
 
 async def test_missing_bucket_fails_start_up(moto_s3: Server, files_db: str) -> None:

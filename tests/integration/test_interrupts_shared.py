@@ -10,11 +10,10 @@ import asyncio
 import os
 import signal
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from contextlib import AsyncExitStack
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import httpx
 import openai
@@ -26,11 +25,11 @@ from lgos.interrupts.redis_coordinator import RedisCoordinator
 from lgos.interrupts.sweep import delete_expired_interrupt_runs
 from openai import AsyncOpenAI
 
-from tests.support.clients import sdk_client
-from tests.support.servers import Server, free_port, serve
+from tests.support.clients import sdk_client, sdk_pair_fixture
+from tests.support.interrupts import answer, resume_of
+from tests.support.lgos_processes import api_process
+from tests.support.servers import Server
 from tests.support.shared_state import REDIS_URL, shared_env
-
-pytestmark = pytest.mark.asyncio
 
 LEASE_TTL = 2.0
 
@@ -41,34 +40,11 @@ def two_servers(
 ) -> Iterator[tuple[Server, Server]]:
     tmp = tmp_path_factory.mktemp("shared")
     env = shared_env(postgres_uri, offline_model, tmp, LEASE_TTL)
-    a_port, b_port = free_port(), free_port()
-    target = "tests.support.graphs:create_registry"
-    with (
-        serve(
-            ["lgos", "serve", target, "--port", str(a_port)],
-            port=a_port,
-            env=env,
-            log=tmp / "a.log",
-        ) as a,
-        serve(
-            ["lgos", "serve", target, "--port", str(b_port)],
-            port=b_port,
-            env=env,
-            log=tmp / "b.log",
-        ) as b,
-    ):
+    with api_process(env, tmp / "a.log") as a, api_process(env, tmp / "b.log") as b:
         yield a, b
 
 
-@pytest.fixture
-async def clients(two_servers: tuple[Server, Server]) -> AsyncIterator[tuple[AsyncOpenAI, ...]]:
-    a, b = two_servers
-    async with sdk_client(f"{a.url}/v1") as ca, sdk_client(f"{b.url}/v1") as cb:
-        yield ca, cb
-
-
-def answer(call: Any, output: str) -> dict[str, Any]:
-    return {"type": "function_call_output", "call_id": call.call_id, "output": output}
+clients = sdk_pair_fixture("two_servers")
 
 
 async def test_pause_on_one_process_resume_on_the_other(
@@ -104,11 +80,7 @@ async def test_pause_on_one_process_resume_on_the_other(
 async def test_racing_resumes_across_processes(clients: tuple[AsyncOpenAI, AsyncOpenAI]) -> None:
     a, b = clients
     paused = await a.responses.create(model="slow-after-resume", input="race")
-    resume = {
-        "model": "slow-after-resume",
-        "previous_response_id": paused.id,
-        "input": [answer(paused.output[0], "go")],
-    }
+    resume = resume_of(paused, "go")
     results = await asyncio.gather(
         a.responses.create(**resume),
         b.responses.create(**resume),
@@ -129,25 +101,14 @@ async def test_killed_process_leaves_a_resumable_run_not_a_stuck_lease(
     tmp_path: Path,
 ) -> None:
     env = shared_env(postgres_uri, offline_model, tmp_path, LEASE_TTL)
-    port = free_port()
     _, survivor = two_servers
-    with serve(
-        ["lgos", "serve", "tests.support.graphs:create_registry", "--port", str(port)],
-        port=port,
-        env=env,
-        log=tmp_path / "victim.log",
-    ) as victim:
+    with api_process(env, tmp_path / "victim.log") as victim:
         async with (
             sdk_client(f"{victim.url}/v1") as doomed,
             sdk_client(f"{survivor.url}/v1") as other,
         ):
             paused = await doomed.responses.create(model="slow-after-resume", input="crash")
-            resume = {
-                "model": "slow-after-resume",
-                "previous_response_id": paused.id,
-                "input": [answer(paused.output[0], "go")],
-                "metadata": {"lgos_settings": '{"seconds": 30}'},
-            }
+            resume = resume_of(paused, "go", metadata={"lgos_settings": '{"seconds": 30}'})
             pending = asyncio.ensure_future(doomed.responses.create(**resume))
             await asyncio.sleep(1.0)  # the resume holds the lease and is mid-run
             victim.process.send_signal(signal.SIGKILL)

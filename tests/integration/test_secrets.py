@@ -9,7 +9,6 @@ keys), then greps every response body and header and every log file for each sec
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ import pytest
 import redis
 
 from tests.support.gateways import run_litellm_sync, serve_litellm
+from tests.support.metadata import lgos_settings
 from tests.support.servers import Server, free_port, serve, serve_lgos
 from tests.support.shared_state import REDIS_URL
 
@@ -96,7 +96,7 @@ def stack(
 
 def responses_traffic(prefix: str) -> list[dict[str, object]]:
     """Responses bodies that answer, fail validation or fail inside the graph (both ways)."""
-    failure = {"lgos_settings": json.dumps({"outcome": "failure"})}
+    failure = lgos_settings(outcome="failure")
     return [
         {"model": f"{prefix}simple-graph", "input": "hello"},
         {"model": f"{prefix}simple-graph", "input": "hello", "stream": True},
@@ -162,18 +162,18 @@ def drive_lgos(http: httpx.Client, seen: Seen) -> None:
     seen.record(http.get("/v1/responses/resp_" + "1" * 32, headers=keyed))
 
 
+def upload(http: httpx.Client, headers: dict[str, str]) -> httpx.Response:
+    """A raw Files API upload of a tiny knowledge file."""
+    return http.post(
+        "/v1/files", headers=headers, files={"file": ("a.md", b"x")}, data={"purpose": "assistants"}
+    )
+
+
 def drive_files(http: httpx.Client, seen: Seen) -> None:
     keyed = {"Authorization": f"Bearer {FILES_KEY}"}
     for headers in ({}, {"Authorization": "Bearer sk-wrong"}):
         seen.record(http.get("/v1/files", headers=headers))
-    uploaded = seen.record(
-        http.post(
-            "/v1/files",
-            headers=keyed,
-            files={"file": ("a.md", b"x")},
-            data={"purpose": "assistants"},
-        )
-    ).json()
+    uploaded = seen.record(upload(http, keyed)).json()
     seen.record(http.get(f"/v1/files/{uploaded['id']}", headers=keyed))
     seen.record(http.get("/v1/files/file-unknown", headers=keyed))
     seen.record(http.post("/v1/files", headers=keyed, data={"purpose": "nope"}))
@@ -255,14 +255,7 @@ def drive_gateway(http: httpx.Client, seen: Seen) -> None:
             )
         )
     # The Files API through the gateway (to the Files service with the key the gateway holds).
-    uploaded = seen.record(
-        http.post(
-            "/v1/files",
-            headers=keyed,
-            files={"file": ("a.md", b"x")},
-            data={"purpose": "assistants"},
-        )
-    )
+    uploaded = seen.record(upload(http, keyed))
     seen.record(http.get("/v1/files", headers=keyed))
     seen.record(http.get("/v1/files/file-unknown", headers=keyed))
     seen.record(http.post("/v1/files", headers=keyed, data={"purpose": "nope"}))

@@ -3,10 +3,7 @@ example from the advanced-graph page, package_version, parallel calls and stream
 
 from __future__ import annotations
 
-import pytest
 from openai import AsyncOpenAI
-
-pytestmark = pytest.mark.asyncio
 
 
 def citations(response: object) -> list[str]:

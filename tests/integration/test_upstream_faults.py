@@ -13,7 +13,7 @@ import json
 import socket
 import subprocess
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +22,9 @@ import pytest
 import yaml
 from openai import AsyncOpenAI
 
-from tests.support.clients import sdk_client
+from tests.support.clients import sdk_fixture
 from tests.support.gateways import GATEWAY_KEY, run_litellm_sync, serve_litellm
 from tests.support.servers import Server, free_port, serve, serve_lgos
-
-pytestmark = pytest.mark.asyncio
 
 MODEL_TIMEOUT = 2.0
 PING_INTERVAL = 0.15
@@ -95,16 +93,8 @@ def gateway(lgos: Server, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         yield server
 
 
-@pytest.fixture
-async def direct(lgos: Server) -> AsyncIterator[AsyncOpenAI]:
-    async with sdk_client(f"{lgos.url}/v1") as sdk:
-        yield sdk
-
-
-@pytest.fixture
-async def through(gateway: Server) -> AsyncIterator[AsyncOpenAI]:
-    async with sdk_client(f"{gateway.url}/v1", api_key=GATEWAY_KEY) as sdk:
-        yield sdk
+direct = sdk_fixture("lgos")
+through = sdk_fixture("gateway", api_key=GATEWAY_KEY)
 
 
 async def events(client: AsyncOpenAI, model: str, prompt: str) -> list[Any]:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from lgos_demo_graphs.web_search import WebSearchSettings, searxng_search, web_search
 
 from tests.support.servers import SEARXNG_DIR, Server
-
-pytestmark = pytest.mark.asyncio
 
 CORPUS_URLS = {d["url"] for d in json.loads((SEARXNG_DIR / "corpus.json").read_text())}
 
@@ -24,35 +23,23 @@ async def test_searxng_json_api_returns_corpus_documents(searxng: Server) -> Non
     assert all(r.title for r in results)
 
 
-async def test_tool_returns_text_for_the_model_and_urls_as_artifact(
-    searxng: Server, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("DEMO_API_WEB_SEARCH_URL", searxng.url)
-    message = await web_search.ainvoke(
-        {
-            "type": "tool_call",
-            "id": "call_1",
-            "name": "web_search",
-            "args": {"query": "advisory locks idempotency"},
-        }
-    )
+async def search_tool_call(searxng: Server, call_id: str, query: str) -> Any:
+    """The tool as a graph's ToolNode calls it, configured (DEMO_API_*) for this SearXNG."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DEMO_API_WEB_SEARCH_URL", searxng.url)
+        call = {"type": "tool_call", "id": call_id, "name": "web_search", "args": {"query": query}}
+        return await web_search.ainvoke(call)
+
+
+async def test_tool_returns_text_for_the_model_and_urls_as_artifact(searxng: Server) -> None:
+    message = await search_tool_call(searxng, "call_1", "advisory locks idempotency")
     urls = [source["url"] for source in message.artifact]
     assert urls[0] == "https://www.postgresql.org/docs/current/explicit-locking.html"
     for url in urls:
         assert url in message.content
 
 
-async def test_no_match_is_an_empty_result(
-    searxng: Server, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("DEMO_API_WEB_SEARCH_URL", searxng.url)
-    message = await web_search.ainvoke(
-        {
-            "type": "tool_call",
-            "id": "call_2",
-            "name": "web_search",
-            "args": {"query": "zzzqqq unmatched"},
-        }
-    )
+async def test_no_match_is_an_empty_result(searxng: Server) -> None:
+    message = await search_tool_call(searxng, "call_2", "zzzqqq unmatched")
     assert message.content == "No results."
     assert message.artifact == []

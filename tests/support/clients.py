@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import inspect
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from lgos import ScopeResolver, shared_scope
 from openai import AsyncOpenAI, OpenAI
 from starlette.requests import Request
@@ -23,6 +25,39 @@ def sdk_client(
         max_retries=0,
         _strict_response_validation=True,
     )
+
+
+def sdk_fixture(
+    server: str, pick: Callable[[Any], Any] = lambda found: found, *, api_key: str = "not-checked"
+) -> Any:
+    """A per-test fixture: the SDK against ``pick(<the fixture named server>)``, a process with a
+    ``url``. In a module, ``client = sdk_fixture("lgos")`` names it ``client``."""
+
+    async def connected(**found: Any) -> AsyncIterator[AsyncOpenAI]:
+        async with sdk_client(f"{pick(found[server]).url}/v1", api_key=api_key) as sdk:
+            yield sdk
+
+    return _fixture_needing(server, connected)
+
+
+def sdk_pair_fixture(servers: str, pick: Callable[[Any], Any] = lambda found: found) -> Any:
+    """Like ``sdk_fixture`` for two processes: ``pick(<the fixture named servers>)`` is a pair,
+    the fixture a tuple of two SDKs, one against each."""
+
+    async def connected(**found: Any) -> AsyncIterator[tuple[AsyncOpenAI, ...]]:
+        a, b = pick(found[servers])
+        async with sdk_client(f"{a.url}/v1") as first, sdk_client(f"{b.url}/v1") as second:
+            yield first, second
+
+    return _fixture_needing(servers, connected)
+
+
+def _fixture_needing(name: str, function: Callable[..., Any]) -> Any:
+    # A signature naming the fixture ``name`` makes pytest set it up first, as for a parameter
+    # written out (asking for it from inside a running async fixture would not work).
+    parameter = inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY)
+    function.__signature__ = inspect.Signature([parameter])  # type: ignore[attr-defined]
+    return pytest.fixture(function)
 
 
 def sync_sdk_client(base_url: str, *, api_key: str = "not-checked") -> OpenAI:

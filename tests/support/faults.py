@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Awaitable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import openai
-from openai import AsyncOpenAI
 
-from tests.support.clients import sdk_client
 from tests.support.lgos_processes import api_process, worker_process
 from tests.support.servers import Server
 
@@ -40,13 +38,6 @@ def two_apis_and_a_worker(env: dict[str, str], logs: Path) -> Iterator[list[Serv
         worker_process(env, logs / "worker.log"),
     ):
         yield [a, b]
-
-
-@asynccontextmanager
-async def two_clients(apis: list[Server]) -> AsyncIterator[tuple[AsyncOpenAI, AsyncOpenAI]]:
-    a, b = apis
-    async with sdk_client(f"{a.url}/v1") as ca, sdk_client(f"{b.url}/v1") as cb:
-        yield ca, cb
 
 
 async def timed(call: Awaitable[Any]) -> tuple[Any, float]:

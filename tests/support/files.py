@@ -20,6 +20,8 @@ import psycopg
 import pytest
 from fastapi import FastAPI
 from openai import AsyncOpenAI
+from openai.types.vector_stores import VectorStoreFile
+from openai.types.vector_stores.vector_store_file import LastError
 
 from tests.support.clients import sdk_client
 from tests.support.private_servers import PrivatePostgres
@@ -37,6 +39,21 @@ def files_client(
     base_url: str, http: httpx.AsyncClient | None = None, *, api_key: str = API_KEY
 ) -> AsyncOpenAI:
     return sdk_client(base_url, http, api_key=api_key)
+
+
+async def attach(sdk: AsyncOpenAI, store_id: str, name: str, content: bytes) -> VectorStoreFile:
+    """Upload ``content`` as ``name`` and add it to the store; the file once indexing ended."""
+    uploaded = await sdk.files.create(file=(name, content), purpose="assistants")
+    return await sdk.vector_stores.files.create_and_poll(
+        file_id=uploaded.id, vector_store_id=store_id, poll_interval_ms=50
+    )
+
+
+def indexing_error(attached: VectorStoreFile) -> LastError:
+    """The error of a file whose indexing failed (and failing the test if it did not)."""
+    assert attached.status == "failed"
+    assert attached.last_error is not None
+    return attached.last_error
 
 
 @contextmanager

@@ -41,11 +41,19 @@ ANSWER_USAGE = {"input_tokens": 3, "output_tokens": 5, "total_tokens": 8}
 PRIVATE_USAGE = {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}
 
 
-def _single_node(fn: Any, context_schema: Any = None) -> Any:
-    builder = StateGraph(MessagesState, context_schema=context_schema)
-    builder.add_node("node", fn)
-    builder.add_edge(START, "node")
+def _chain(state: Any, *nodes: tuple[str, Any], context_schema: Any = None) -> Any:
+    """A graph whose ``(name, node)`` pairs run one after the other."""
+    builder = StateGraph(state, context_schema=context_schema)
+    previous = START
+    for name, node in nodes:
+        builder.add_node(name, node)
+        builder.add_edge(previous, name)
+        previous = name
     return builder.compile()
+
+
+def _single_node(fn: Any, context_schema: Any = None) -> Any:
+    return _chain(MessagesState, ("node", fn), context_schema=context_schema)
 
 
 class EchoSettings(ClientSettings):
@@ -109,12 +117,7 @@ def private_then_answer_graph() -> Any:
     async def answer(state: MessagesState) -> dict[str, Any]:
         return {"messages": [await answerer.ainvoke(state["messages"])]}
 
-    builder = StateGraph(MessagesState)
-    builder.add_node("select", select)
-    builder.add_node("answer", answer)
-    builder.add_edge(START, "select")
-    builder.add_edge("select", "answer")
-    return builder.compile()
+    return _chain(MessagesState, ("select", select), ("answer", answer))
 
 
 def custom_data_graph() -> Any:
@@ -148,10 +151,7 @@ def unstreamed_graph() -> Any:
     async def node(state: AnswerState) -> dict[str, Any]:
         return {"answer": "An answer assembled without any streamed message."}
 
-    builder = StateGraph(AnswerState)
-    builder.add_node("node", node)
-    builder.add_edge(START, "node")
-    return builder.compile()
+    return _chain(AnswerState, ("node", node))
 
 
 def failing_graph(exc: BaseException, *, partial: bool) -> Any:
@@ -169,20 +169,22 @@ class SlowSettings(ClientSettings):
     seconds: float = 1.0
 
 
-def _marker(name: str) -> None:
-    """One line per event, so tests can count how often a run started (never twice)."""
+def _append(name: str, line: str) -> None:
+    """A line more in marker file ``name``, in the directory LGOS_TEST_MARKERS names (if any)."""
     directory = os.environ.get("LGOS_TEST_MARKERS")
     if directory:
         with Path(directory, name).open("a") as out:
-            out.write(name + "\n")
+            out.write(line + "\n")
+
+
+def _marker(name: str) -> None:
+    """One line per event, so tests can count how often a run started (never twice)."""
+    _append(name, name)
 
 
 def _count(name: str) -> None:
     """One line more per call: a side effect tests can count (a duplicate run shows as two)."""
-    directory = os.environ.get("LGOS_TEST_MARKERS")
-    if directory:
-        with Path(directory, name).open("a") as out:
-            out.write("1\n")
+    _append(name, "1")
 
 
 def slow_graph() -> Any:
@@ -286,17 +288,14 @@ def server_tool_graph(*, repeat_ids: bool = False, run_tools: bool = True) -> An
     async def answer(state: MessagesState) -> dict[str, Any]:
         return {"messages": [await answerer.ainvoke(state["messages"])]}
 
-    builder = StateGraph(MessagesState, context_schema=ToolContext)
-    builder.add_node("select", select)
-    builder.add_node("answer", answer)
-    builder.add_edge(START, "select")
-    if run_tools:
-        builder.add_node("tools", ToolNode([*tools.values(), internal_lookup]))
-        builder.add_edge("select", "tools")
-        builder.add_edge("tools", "answer")
-    else:
-        builder.add_edge("select", "answer")
-    return builder.compile()
+    tool_nodes = [("tools", ToolNode([*tools.values(), internal_lookup]))] if run_tools else []
+    return _chain(
+        MessagesState,
+        ("select", select),
+        *tool_nodes,
+        ("answer", answer),
+        context_schema=ToolContext,
+    )
 
 
 def truncated_call_graph() -> Any:
@@ -382,12 +381,7 @@ def slow_after_resume_graph() -> Any:
         _count(f"effect-{answer}")
         return {"messages": [AIMessage(content=f"done after {answer}")]}
 
-    builder = StateGraph(MessagesState, context_schema=SlowInterruptSettings)
-    builder.add_node("ask", ask)
-    builder.add_node("work", work)
-    builder.add_edge(START, "ask")
-    builder.add_edge("ask", "work")
-    return builder.compile()
+    return _chain(MessagesState, ("ask", ask), ("work", work), context_schema=SlowInterruptSettings)
 
 
 def slow_before_interrupt_graph() -> Any:
@@ -400,12 +394,7 @@ def slow_before_interrupt_graph() -> Any:
     def ask(state: MessagesState) -> dict[str, Any]:
         return {"messages": [AIMessage(content=f"approved: {interrupt({'question': 'go?'})}")]}
 
-    builder = StateGraph(MessagesState, context_schema=SlowInterruptSettings)
-    builder.add_node("work", work)
-    builder.add_node("ask", ask)
-    builder.add_edge(START, "work")
-    builder.add_edge("work", "ask")
-    return builder.compile()
+    return _chain(MessagesState, ("work", work), ("ask", ask), context_schema=SlowInterruptSettings)
 
 
 def notes_graph() -> Any:
@@ -436,13 +425,7 @@ def subgraph_graph() -> Any:
         get_stream_writer()({"private_progress": SECRET})
         return {"messages": [await model.ainvoke(state["messages"])]}
 
-    nested = StateGraph(MessagesState)
-    nested.add_node("inner", inner)
-    nested.add_edge(START, "inner")
-    builder = StateGraph(MessagesState)
-    builder.add_node("nested", nested.compile())
-    builder.add_edge(START, "nested")
-    return builder.compile()
+    return _chain(MessagesState, ("nested", _chain(MessagesState, ("inner", inner))))
 
 
 class LoopState(TypedDict, total=False):
@@ -478,151 +461,135 @@ def subgraph_review_loop_graph() -> Any:
     return builder.compile()
 
 
+INTERRUPTS = frozenset({GraphFeature.INTERRUPTS})
+BACKGROUND = frozenset({GraphFeature.BACKGROUND})
+TOOL_RUNNER: dict[str, Any] = {
+    "server_tools": ["package_version", "web_search"],
+    "context_factory": _tool_context,
+}
+
+
+def _config(
+    graph: Any, description: str, features: frozenset[GraphFeature] = frozenset(), **options: Any
+) -> GraphConfig:
+    return GraphConfig(graph=graph, description=description, features=features, **options)
+
+
 def create_registry() -> GraphRegistry:
     registry = demo_registry()
     tests: dict[str, GraphConfig] = {
-        "echo-request": GraphConfig(
-            graph=echo_graph,
-            description="Reports the GraphRequest it received.",
+        "echo-request": _config(
+            echo_graph,
+            "Reports the GraphRequest it received.",
             client_settings=EchoSettings,
             request_to_input=_echo_request,
             client_tools=["display_file"],
             server_tools=["package_version", "web_search"],
         ),
-        "scripted": GraphConfig(graph=scripted_graph, description="Scripted fake model."),
-        "no-usage": GraphConfig(
-            graph=lambda: scripted_graph(with_usage=False), description="Reports no usage."
+        "scripted": _config(scripted_graph, "Scripted fake model."),
+        "no-usage": _config(lambda: scripted_graph(with_usage=False), "Reports no usage."),
+        "private-then-answer": _config(
+            private_then_answer_graph, "A nostream call, then an answer."
         ),
-        "private-then-answer": GraphConfig(
-            graph=private_then_answer_graph, description="A nostream call, then an answer."
-        ),
-        "custom-data": GraphConfig(graph=custom_data_graph, description="Private custom data."),
-        "parity-mismatch": GraphConfig(
-            graph=parity_mismatch_graph,
-            description="Final text differs from what streamed.",
+        "custom-data": _config(custom_data_graph, "Private custom data."),
+        "parity-mismatch": _config(
+            parity_mismatch_graph,
+            "Final text differs from what streamed.",
             output_to_message=lambda state: AIMessage(content="a different final text"),
         ),
-        "unstreamed": GraphConfig(
-            graph=unstreamed_graph,
-            description="No streamed text.",
+        "unstreamed": _config(
+            unstreamed_graph,
+            "No streamed text.",
             output_to_message=lambda state: AIMessage(content=state["answer"]),
         ),
-        "broken": GraphConfig(
-            graph=lambda: failing_graph(RuntimeError(SECRET), partial=False),
-            description="Raises before answering.",
+        "broken": _config(
+            lambda: failing_graph(RuntimeError(SECRET), partial=False), "Raises before answering."
         ),
-        "broken-midway": GraphConfig(
-            graph=lambda: failing_graph(RuntimeError(SECRET), partial=True),
-            description="Raises after a partial answer.",
+        "broken-midway": _config(
+            lambda: failing_graph(RuntimeError(SECRET), partial=True),
+            "Raises after a partial answer.",
         ),
-        "context-overflow": GraphConfig(
-            graph=lambda: failing_graph(ContextOverflowError(SECRET), partial=False),
-            description="A model call exceeds its context window.",
+        "context-overflow": _config(
+            lambda: failing_graph(ContextOverflowError(SECRET), partial=False),
+            "A model call exceeds its context window.",
         ),
-        "slow": GraphConfig(
-            graph=slow_graph, description="Silent, then answers.", client_settings=SlowSettings
-        ),
-        "interrupts": GraphConfig(
-            graph=scripted_graph,
-            description="Declares interrupts.",
-            features=frozenset({GraphFeature.INTERRUPTS}),
-        ),
-        "bad-citation": GraphConfig(graph=bad_citation_graph, description="Invalid span."),
-        "truncated-call": GraphConfig(graph=truncated_call_graph, description="Cut-off call."),
-        "notes": GraphConfig(graph=notes_graph, description="Uses the Store."),
-        "slow-background": GraphConfig(
-            graph=slow_graph,
-            description="Silent, then answers; background.",
+        "slow": _config(slow_graph, "Silent, then answers.", client_settings=SlowSettings),
+        "interrupts": _config(scripted_graph, "Declares interrupts.", INTERRUPTS),
+        "bad-citation": _config(bad_citation_graph, "Invalid span."),
+        "truncated-call": _config(truncated_call_graph, "Cut-off call."),
+        "notes": _config(notes_graph, "Uses the Store."),
+        "slow-background": _config(
+            slow_graph,
+            "Silent, then answers; background.",
+            BACKGROUND,
             client_settings=SlowSettings,
-            features=frozenset({GraphFeature.BACKGROUND}),
         ),
-        "slow-stream-interrupts": GraphConfig(
-            # Streams for ~3 s, and (an interrupt run) checkpoints in PostgreSQL as it ends.
-            graph=lambda: scripted_graph(delay=0.4),
-            description="Streams slowly; checkpointed.",
-            features=frozenset({GraphFeature.INTERRUPTS}),
+        # Streams for ~3 s, and (an interrupt run) checkpoints in PostgreSQL as it ends.
+        "slow-stream-interrupts": _config(
+            lambda: scripted_graph(delay=0.4), "Streams slowly; checkpointed.", INTERRUPTS
         ),
-        "slow-stream-background": GraphConfig(
-            graph=lambda: scripted_graph(delay=0.25),
-            description="Streams slowly; background.",
-            features=frozenset({GraphFeature.BACKGROUND}),
+        "slow-stream-background": _config(
+            lambda: scripted_graph(delay=0.25), "Streams slowly; background.", BACKGROUND
         ),
-        "slow-stream": GraphConfig(
-            graph=lambda: scripted_graph(delay=0.3), description="Streams slowly."
-        ),
-        "counted-after-resume": GraphConfig(
-            graph=slow_after_resume_graph,
-            description="Works for a while after the answer; background too.",
-            features=frozenset({GraphFeature.INTERRUPTS, GraphFeature.BACKGROUND}),
+        "slow-stream": _config(lambda: scripted_graph(delay=0.3), "Streams slowly."),
+        "counted-after-resume": _config(
+            slow_after_resume_graph,
+            "Works for a while after the answer; background too.",
+            INTERRUPTS | BACKGROUND,
             client_settings=SlowInterruptSettings,
         ),
-        "broken-background": GraphConfig(
-            graph=lambda: failing_graph(RuntimeError(SECRET), partial=True),
-            description="Fails after a partial answer; background.",
-            features=frozenset({GraphFeature.BACKGROUND}),
+        "broken-background": _config(
+            lambda: failing_graph(RuntimeError(SECRET), partial=True),
+            "Fails after a partial answer; background.",
+            BACKGROUND,
         ),
-        "self-cancelling-background": GraphConfig(
-            # A CancelledError nobody requested, as from awaiting a task cancelled elsewhere.
-            graph=lambda: failing_graph(asyncio.CancelledError(), partial=True),
-            description="Raises CancelledError itself; background.",
-            features=frozenset({GraphFeature.BACKGROUND}),
+        # A CancelledError nobody requested, as from awaiting a task cancelled elsewhere.
+        "self-cancelling-background": _config(
+            lambda: failing_graph(asyncio.CancelledError(), partial=True),
+            "Raises CancelledError itself; background.",
+            BACKGROUND,
         ),
-        "parallel-interrupts": GraphConfig(
-            graph=parallel_interrupts_graph,
-            description="Two parallel interrupts.",
-            features=frozenset({GraphFeature.INTERRUPTS}),
+        "parallel-interrupts": _config(
+            parallel_interrupts_graph, "Two parallel interrupts.", INTERRUPTS
         ),
-        "double-interrupt": GraphConfig(
-            graph=double_interrupt_graph,
-            description="Two interrupts in one node.",
-            features=frozenset({GraphFeature.INTERRUPTS}),
+        "double-interrupt": _config(
+            double_interrupt_graph, "Two interrupts in one node.", INTERRUPTS
         ),
-        "slow-after-resume": GraphConfig(
-            graph=slow_after_resume_graph,
-            description="Works for a while after the answer.",
-            features=frozenset({GraphFeature.INTERRUPTS}),
+        "slow-after-resume": _config(
+            slow_after_resume_graph,
+            "Works for a while after the answer.",
+            INTERRUPTS,
             client_settings=SlowInterruptSettings,
         ),
-        "slow-before-interrupt": GraphConfig(
-            graph=slow_before_interrupt_graph,
-            description="Works for a while, then asks; background.",
-            features=frozenset({GraphFeature.INTERRUPTS, GraphFeature.BACKGROUND}),
+        "slow-before-interrupt": _config(
+            slow_before_interrupt_graph,
+            "Works for a while, then asks; background.",
+            INTERRUPTS | BACKGROUND,
             client_settings=SlowInterruptSettings,
         ),
-        "tool-runner": GraphConfig(
-            graph=server_tool_graph,
-            description="Runs selected server tools.",
-            server_tools=["package_version", "web_search"],
-            context_factory=_tool_context,
+        "tool-runner": _config(server_tool_graph, "Runs selected server tools.", **TOOL_RUNNER),
+        "tool-repeats-ids": _config(
+            lambda: server_tool_graph(repeat_ids=True), "Repeats call ids.", **TOOL_RUNNER
         ),
-        "tool-repeats-ids": GraphConfig(
-            graph=lambda: server_tool_graph(repeat_ids=True),
-            description="Repeats call ids.",
-            server_tools=["package_version", "web_search"],
-            context_factory=_tool_context,
+        "tool-without-result": _config(
+            lambda: server_tool_graph(run_tools=False), "Never runs tools.", **TOOL_RUNNER
         ),
-        "tool-without-result": GraphConfig(
-            graph=lambda: server_tool_graph(run_tools=False),
-            description="Never runs tools.",
-            server_tools=["package_version", "web_search"],
-            context_factory=_tool_context,
+        "subgraph": _config(subgraph_graph, "Works in a subgraph."),
+        "subgraph-review-loop": _config(
+            subgraph_review_loop_graph,
+            "A subgraph that asks again from a new node invocation.",
+            INTERRUPTS,
         ),
-        "subgraph": GraphConfig(graph=subgraph_graph, description="Works in a subgraph."),
-        "subgraph-review-loop": GraphConfig(
-            graph=subgraph_review_loop_graph,
-            description="A subgraph that asks again from a new node invocation.",
-            features=frozenset({GraphFeature.INTERRUPTS}),
-        ),
-        "needs-tenant": GraphConfig(
-            graph=scripted_graph,
-            description="Its context factory needs metadata.tenant.",
+        "needs-tenant": _config(
+            scripted_graph,
+            "Its context factory needs metadata.tenant.",
             context_factory=_tenant_context,
         ),
-        "needs-tenant-background": GraphConfig(
-            graph=scripted_graph,
-            description="Its context factory needs metadata.tenant; background.",
+        "needs-tenant-background": _config(
+            scripted_graph,
+            "Its context factory needs metadata.tenant; background.",
+            BACKGROUND,
             context_factory=_tenant_context,
-            features=frozenset({GraphFeature.BACKGROUND}),
         ),
     }
     for name, config in tests.items():

@@ -10,8 +10,6 @@ import pytest
 
 from tests.support.fault_proxy import FaultProxy
 
-pytestmark = pytest.mark.asyncio
-
 
 async def _echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     while data := await reader.read(1024):

@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from openai import AsyncOpenAI
 
-from tests.support.clients import sdk_client
+from tests.support.clients import sdk_fixture
 from tests.support.files import API_KEY as FILES_KEY
 from tests.support.files import FilesProcess
 from tests.support.gateways import GATEWAY_KEY, run_litellm_sync, serve_dbhub, serve_litellm
 from tests.support.servers import Server, free_port, serve
-
-
-def gateway_sdk(base_url: str, api_key: str = GATEWAY_KEY) -> AsyncOpenAI:
-    return sdk_client(base_url, api_key=api_key)
 
 
 @pytest.fixture(scope="session")
@@ -48,10 +43,7 @@ def litellm_gateway(
         yield server
 
 
-@pytest.fixture
-async def gateway(litellm_gateway: Server) -> AsyncIterator[AsyncOpenAI]:
-    async with gateway_sdk(f"{litellm_gateway.url}/v1") as sdk:
-        yield sdk
+gateway = sdk_fixture("litellm_gateway", api_key=GATEWAY_KEY)
 
 
 @pytest.fixture

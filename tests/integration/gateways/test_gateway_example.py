@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -10,6 +9,7 @@ import sys
 import httpx
 
 from tests.support.gateways import GATEWAY_KEY
+from tests.support.metadata import lgos_settings
 from tests.support.servers import ROOT, Server
 
 PROMPT = "What does a gateway add in front of a model server?"
@@ -41,7 +41,7 @@ def test_example_lists_graphs_and_streams_an_answer(
         json={
             "model": "simple-graph",
             "input": PROMPT,
-            "metadata": {"lgos_settings": json.dumps({"audience": "beginner"})},
+            "metadata": lgos_settings(audience="beginner"),
         },
         timeout=60,
     ).json()

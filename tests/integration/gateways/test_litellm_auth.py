@@ -6,7 +6,7 @@ import httpx
 import openai
 import pytest
 
-from tests.integration.gateways.conftest import gateway_sdk
+from tests.support.clients import sdk_client
 from tests.support.gateways import GATEWAY_KEY
 from tests.support.servers import Server
 
@@ -42,7 +42,7 @@ def test_missing_or_wrong_key_is_401(
 
 @pytest.mark.asyncio
 async def test_sdk_sees_authentication_errors(litellm_gateway: Server) -> None:
-    async with gateway_sdk(f"{litellm_gateway.url}/v1", api_key="sk-wrong") as wrong:
+    async with sdk_client(f"{litellm_gateway.url}/v1", api_key="sk-wrong") as wrong:
         with pytest.raises(openai.AuthenticationError):
             await wrong.models.list()
         with pytest.raises(openai.AuthenticationError):

@@ -7,8 +7,6 @@ gateways/litellm/lgos_idempotency.py carries this one).
 
 from __future__ import annotations
 
-import asyncio
-import json
 import uuid
 from typing import Any
 
@@ -16,23 +14,10 @@ import openai
 import pytest
 from openai import AsyncOpenAI
 
+from tests.support.background import poll, slow
 from tests.support.graphs import SCRIPTED_TEXT
 
-pytestmark = pytest.mark.asyncio
 MODEL = "lgos/slow-background"
-
-
-def slow(seconds: float) -> dict[str, str]:
-    return {"lgos_settings": json.dumps({"seconds": seconds})}
-
-
-async def poll(client: AsyncOpenAI, response_id: str) -> Any:
-    for _ in range(200):
-        response = await client.responses.retrieve(response_id)
-        if response.status not in ("queued", "in_progress"):
-            return response
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"{response_id} still {response.status}")
 
 
 async def test_create_and_poll_through_the_gateway(gateway: AsyncOpenAI) -> None:

@@ -13,11 +13,9 @@ import openai
 import pytest
 from openai import AsyncOpenAI
 
-from tests.integration.gateways.conftest import gateway_sdk
+from tests.support.clients import sdk_client
 from tests.support.files import FilesProcess, files_client
 from tests.support.servers import Server
-
-pytestmark = pytest.mark.asyncio
 
 
 async def test_upload_list_download_delete_through_the_gateway(
@@ -49,7 +47,7 @@ async def test_upload_list_download_delete_through_the_gateway(
 
 
 async def test_files_need_the_gateway_key(litellm_gateway: Server) -> None:
-    async with gateway_sdk(f"{litellm_gateway.url}/v1", api_key="sk-wrong") as wrong:
+    async with sdk_client(f"{litellm_gateway.url}/v1", api_key="sk-wrong") as wrong:
         with pytest.raises(openai.AuthenticationError):
             await wrong.files.create(file=("x.txt", b"x"), purpose="assistants")
         with pytest.raises(openai.AuthenticationError):

@@ -10,14 +10,10 @@ import asyncio
 import json
 from typing import Any
 
-import pytest
 from openai import AsyncOpenAI
 
-from tests.contract.test_client_functions import CALCULATE_SUM
-from tests.support.clients import sdk_client
-from tests.support.servers import Server
-
-pytestmark = pytest.mark.asyncio
+from tests.support.advanced import CALCULATE_SUM
+from tests.support.clients import sdk_fixture
 
 SERVER_TOOLS = [{"type": "custom", "name": "package_version"}, {"type": "web_search"}]
 
@@ -27,10 +23,7 @@ async def stream_events(client: AsyncOpenAI, model: str, **kwargs: Any) -> list[
     return [event async for event in stream]
 
 
-@pytest.fixture
-async def direct(lgos_server: Server) -> Any:
-    async with sdk_client(f"{lgos_server.url}/v1") as sdk:
-        yield sdk
+direct = sdk_fixture("lgos_server")
 
 
 async def test_text_stream_keeps_event_types_and_text_parity(
