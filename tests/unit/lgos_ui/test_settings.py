@@ -10,7 +10,7 @@ from lgos_ui.settings import (
     setting_fields,
 )
 
-from tests.unit.lgos_ui.samples import DEFAULTS, SCHEMA
+from tests.support.settings_schema import DEFAULTS, SCHEMA
 
 
 def by_id() -> dict[str, SettingField]:

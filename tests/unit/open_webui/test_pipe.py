@@ -35,7 +35,7 @@ from lgos_ui.open_webui import (
     variables_prompt,
 )
 
-from tests.unit.lgos_ui.samples import SCHEMA
+from tests.support.settings_schema import SCHEMA
 
 ROOT = Path(__file__).resolve().parents[3]
 STREAMS = Path(__file__).with_name("streams")
