@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from lgos.settings import DEMO_REGISTRY
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / "Dockerfile"
@@ -377,3 +378,21 @@ def test_knowledge_setup_runs_before_lgos_and_owns_its_volume() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
     lgos_target = dockerfile.split("FROM base AS lgos", 1)[1].split("\nFROM ", 1)[0]
     assert "mkdir -p /knowledge && chown 10001 /knowledge" in lgos_target
+
+
+def test_lgos_and_its_worker_serve_the_registry_setting() -> None:
+    """LGOS_REGISTRY (default: the demo graphs) names what both containers serve; LGOS_APP_DIR is
+    mounted read-only and set inside only when given."""
+    services = compose()["services"]
+    assert isinstance(services, dict)
+    lgos, worker = services["lgos"], services["lgos-worker"]
+    assert lgos["environment"] is worker["environment"]  # one anchor: the same settings
+    env = lgos["environment"]
+    assert env["LGOS_REGISTRY"] == f"${{LGOS_REGISTRY:-{DEMO_REGISTRY}}}"
+    assert env["LGOS_APP_DIR"] == "${LGOS_APP_DIR:+/srv/lgos-app}"
+    for service in (lgos, worker):
+        assert "${LGOS_APP_DIR:-./graphs}:/srv/lgos-app:ro" in service["volumes"]
+    assert worker["command"] == ["lgos", "worker", "--port", "3011"]
+    cmd = re.search(r"^CMD (.+)$", stages()["lgos"], flags=re.MULTILINE)
+    assert cmd is not None
+    assert json.loads(cmd.group(1)) == ["lgos", "serve", "--host", "0.0.0.0", "--port", "3004"]

@@ -122,6 +122,22 @@ def test_a_missing_install_names_make_dev(tmp_path: Path) -> None:
         runner.start(component, Stack(Ports.from_env()))
 
 
+def test_lgos_and_its_worker_serve_the_registry_setting(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("LGOS_APP_DIR", raising=False)
+    plan = {c.name: c for c in components(Ports.from_env())}
+    for name in ("lgos", "lgos-worker"):
+        # No target on the command line: each reads LGOS_REGISTRY from the environment it gets.
+        assert not any(":" in arg for arg in plan[name].args[3:]), plan[name].args
+        assert "LGOS_APP_DIR" not in plan[name].env
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LGOS_APP_DIR", "my-project")
+    plan = {c.name: c for c in components(Ports.from_env())}
+    for name in ("lgos", "lgos-worker"):  # they run from the repository root, not from here
+        assert plan[name].env["LGOS_APP_DIR"] == str(tmp_path / "my-project")
+
+
 def test_lgos_gets_the_knowledge_store_from_its_one_shot_job(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -36,7 +36,6 @@ from lgos_stack.paths import (
 from lgos_stack.ports import Ports, postgres_url
 from lgos_stack.servers import postgres_command, redis_command
 
-REGISTRY = "lgos_demo_graphs.registry:create_registry"
 CHAINLIT_DATABASE = "chainlit"
 OPEN_WEBUI_HEALTH_TIMEOUT = 240.0
 """Its first start migrates a fresh database: ≈ 40 s here, several times that on a busy CPU."""
@@ -115,7 +114,15 @@ def lgos_env(ports: Ports) -> dict[str, str]:
         **jobs.knowledge_env(ports),
         # LGOS checks keys in the native stack: the gateway holds this one.
         "LGOS_API_KEYS": f"{lgos_key()}=gateway",
+        **app_dir_env(),
     }
+
+
+def app_dir_env() -> dict[str, str]:
+    """LGOS_APP_DIR made absolute (the processes run from the repository root). LGOS_REGISTRY
+    needs nothing: both processes read it from the environment they inherit."""
+    app_dir = os.environ.get("LGOS_APP_DIR")
+    return {"LGOS_APP_DIR": os.path.abspath(app_dir)} if app_dir else {}
 
 
 def lgos(ports: Ports) -> Component:
@@ -129,8 +136,8 @@ def lgos_worker(ports: Ports) -> Component:
 def _lgos(
     name: str, command: str, port: int, ports: Ports, setup: Setup | None = None
 ) -> Component:
-    """``lgos serve`` or ``lgos worker`` of the demo registry: the same settings for both."""
-    args = [sys.executable, "-m", "lgos", command, REGISTRY, "--port", str(port)]
+    """``lgos serve`` or ``lgos worker`` of LGOS_REGISTRY: the same settings for both."""
+    args = [sys.executable, "-m", "lgos", command, "--port", str(port)]
     return Component(name=name, port=port, args=args, env=lgos_env(ports), setup=setup)
 
 

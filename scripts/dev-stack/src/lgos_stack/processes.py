@@ -114,9 +114,10 @@ def serve(
     health_path: str = "/health",
     command: list[str] | None = None,
     preexec_fn: Callable[[], None] | None = None,
+    cwd: Path = ROOT,
 ) -> Iterator[Server]:
-    """Run ``python -m ...args`` (or ``command``) until its health route answers; stop it after.
-    Its output goes to ``log`` (None: discarded)."""
+    """Run ``python -m ...args`` (or ``command``) in ``cwd`` until its health route answers; stop
+    it after. Its output goes to ``log`` (None: discarded)."""
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
     log = log or Path(os.devnull)
     with log.open("wb") as out:
@@ -125,7 +126,7 @@ def serve(
             env=full_env,
             stdout=out,
             stderr=subprocess.STDOUT,
-            cwd=ROOT,
+            cwd=cwd,
             preexec_fn=preexec_fn,
         )
     url = f"http://127.0.0.1:{port}"

@@ -1,19 +1,20 @@
-"""``lgos serve MODULE:FACTORY`` serves a registry; ``lgos worker MODULE:FACTORY`` runs its
-background jobs (distributed engine); ``lgos sweep`` deletes expired interrupt runs."""
+"""``lgos serve [MODULE:FACTORY ...]`` serves registries (default: ``LGOS_REGISTRY``);
+``lgos worker [MODULE:FACTORY ...]`` runs their background jobs (distributed engine);
+``lgos sweep`` deletes expired interrupt runs."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import functools
-import importlib
 import logging
 import sys
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from datetime import timedelta
+from pathlib import Path
+from typing import Any
 
-from fastapi import FastAPI
 from pydantic import ValidationError
 from service_kit.logs import configure_logging
 from service_kit.serve import add_bind_options, bind_overrides, serve
@@ -24,26 +25,20 @@ from lgos.config import GraphRegistry
 from lgos.gc_tuning import tune_collector
 from lgos.interrupts.persistence import open_saver
 from lgos.interrupts.sweep import delete_expired_interrupt_runs
+from lgos.loader import TargetError, load_registries, parse_targets
 from lgos.protocol.responses.background import execute_job
 from lgos.settings import LGOSSettings
 from lgos.state import AppState
 from lgos.storage import PostgresLimits
 
 
-def load_registry(target: str) -> GraphRegistry:
-    """Import ``module:attr``; ``attr`` is a ``GraphRegistry`` or a zero-argument factory of one."""
-    module_name, _, attr = target.partition(":")
-    if not module_name or not attr:
-        raise SystemExit(f"expected MODULE:FACTORY, got {target!r}")
-    obj = getattr(importlib.import_module(module_name), attr)
-    registry = obj() if callable(obj) and not isinstance(obj, GraphRegistry) else obj
-    if not isinstance(registry, GraphRegistry):
-        raise SystemExit(f"{target} did not produce a GraphRegistry")
-    return registry
-
-
-def build_app(target: str, settings: LGOSSettings) -> FastAPI:
-    return create_app(load_registry(target), settings)
+def registry_or_exit(settings: LGOSSettings) -> GraphRegistry:
+    """The merged registry ``settings`` name, or one line on stderr and exit status 2."""
+    try:
+        return load_registries(settings.registry, settings.app_dir)
+    except TargetError as error:
+        sys.stderr.write(f"lgos: {error}\n")
+        raise SystemExit(2) from None
 
 
 async def sweep_once(settings: LGOSSettings, ttl: timedelta) -> list[str]:
@@ -54,8 +49,9 @@ async def sweep_once(settings: LGOSSettings, ttl: timedelta) -> list[str]:
         return await delete_expired_interrupt_runs(saver, ttl)
 
 
-async def run_worker(target: str, settings: LGOSSettings, health_port: int | None) -> None:
-    registry = load_registry(target)
+async def run_worker(
+    registry: GraphRegistry, settings: LGOSSettings, health_port: int | None
+) -> None:
     state = AppState(registry=registry, runners=build_runners(registry), settings=settings)
     await state.open()
     tune_collector(settings.gc_thresholds)
@@ -75,11 +71,39 @@ def settings_from_env(**overrides: object) -> LGOSSettings:
         raise SystemExit(f"lgos: invalid settings: {problems}") from None
 
 
+def add_target_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "targets",
+        nargs="*",
+        metavar="MODULE:FACTORY",
+        help="a GraphRegistry or a factory of one; several (or a comma list) are merged "
+        "(default: LGOS_REGISTRY, else the demo graphs)",
+    )
+    command.add_argument(
+        "--app-dir",
+        type=Path,
+        help="import the targets from this folder (LGOS_APP_DIR; default: the current directory)",
+    )
+
+
+def target_overrides(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
+    """The targets and app directory given on the command line, as settings overrides."""
+    overrides: dict[str, Any] = {}
+    if args.targets:
+        try:
+            overrides["registry"] = parse_targets(args.targets)
+        except ValueError as error:
+            parser.error(str(error))  # exits 2 with the usage line
+    if args.app_dir is not None:
+        overrides["app_dir"] = args.app_dir
+    return overrides
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="lgos", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     serve_command = commands.add_parser("serve", help="serve a graph registry over the OpenAI API")
-    serve_command.add_argument("target", help="MODULE:FACTORY returning a GraphRegistry")
+    add_target_options(serve_command)
     add_bind_options(serve_command, env_prefix="LGOS_", port=3004)
     sweep = commands.add_parser(
         "sweep", help="delete paused interrupt runs older than the TTL, then exit"
@@ -90,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     worker = commands.add_parser(
         "worker", help="run background jobs from the queue (LGOS_BACKGROUND=distributed)"
     )
-    worker.add_argument("target", help="MODULE:FACTORY returning a GraphRegistry")
+    add_target_options(worker)
     worker.add_argument("--port", type=int, help="serve GET /health on this port")
     worker.add_argument(
         "--concurrency", type=int, help="jobs run at once (LGOS_WORKER_CONCURRENCY, default 8)"
@@ -98,9 +122,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.command == "worker":
         extra = {"worker_concurrency": args.concurrency} if args.concurrency else {}
+        extra.update(target_overrides(commands.choices[args.command], args))
         settings = settings_from_env(background="distributed", **extra)
         configure_logging(settings.log_level)
-        asyncio.run(run_worker(args.target, settings, args.port))
+        asyncio.run(run_worker(registry_or_exit(settings), settings, args.port))
         return
     if args.command == "sweep":
         settings = settings_from_env()
@@ -110,9 +135,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.stdout.write(f"swept {len(swept)} expired interrupt run(s)\n")
         return
 
-    settings = settings_from_env(**bind_overrides(args))
+    overrides = target_overrides(commands.choices[args.command], args)
+    settings = settings_from_env(**bind_overrides(args), **overrides)
     configure_logging(settings.log_level)
-    app = build_app(args.target, settings)
+    app = create_app(registry_or_exit(settings), settings)
     tune_collector(settings.gc_thresholds)
     logging.getLogger("lgos").info(
         "serving", extra={"models": list(app.state.lgos.registry), "port": settings.port}

@@ -123,6 +123,15 @@ class GraphRegistry(Mapping[str, GraphConfig]):
             registry.register(name, config)
         return registry
 
+    def merge(self, *others: GraphRegistry) -> GraphRegistry:
+        """A new registry: this one's graphs, then each of ``others``' in order (this one's
+        ``created``). A model id registered twice is refused, as ``register`` refuses it."""
+        merged = GraphRegistry(graphs=dict(self.graphs), created=self.created)
+        for other in others:
+            for name, config in other.items():
+                merged.register(name, config)
+        return merged
+
     def register(self, name: str, config: GraphConfig) -> None:
         validate_model_id(name)
         if name in self.graphs:

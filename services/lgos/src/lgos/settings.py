@@ -15,10 +15,14 @@ from service_kit.settings import (
     PostgresReconnectTimeout,
 )
 
+from lgos.loader import parse_targets
+
 BackgroundEngine = Literal["inprocess", "distributed"]
 """``inprocess``: jobs run inside ``lgos serve`` (embedded default, nothing survives a restart).
 ``distributed``: records in PostgreSQL, dispatch and cancel signals on Redis, ``lgos worker``
 processes run the jobs."""
+
+DEMO_REGISTRY = "lgos_demo_graphs.registry:create_registry"
 
 
 class LGOSSettings(BaseSettings):
@@ -27,6 +31,13 @@ class LGOSSettings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="LGOS_", extra="ignore", env_ignore_empty=True, use_attribute_docstrings=True
     )
+
+    registry: Annotated[tuple[str, ...], NoDecode] = (DEMO_REGISTRY,)
+    """What `lgos serve` and `lgos worker` serve when no target is given: MODULE:ATTR entries,
+    comma-separated, each a GraphRegistry or a zero-argument factory of one, merged in order."""
+
+    app_dir: Path | None = None
+    """The folder the registry modules are imported from; unset: the current directory."""
 
     host: str = "127.0.0.1"
     port: int = Field(default=3004, ge=1, le=65535)
@@ -130,6 +141,16 @@ class LGOSSettings(BaseSettings):
 
     background_requeue_after: float = Field(default=60.0, gt=0)
     """A queued job not claimed for this long is dispatched again (lost message)."""
+
+    @field_validator("registry", mode="before")
+    @classmethod
+    def _parse_registry(cls, value: Any) -> Any:
+        if not isinstance(value, str | list | tuple):
+            return value
+        try:
+            return parse_targets(value)
+        except ValueError as error:
+            raise ValueError(f"LGOS_REGISTRY: {error}") from None
 
     @field_validator("gc_thresholds", mode="before")
     @classmethod

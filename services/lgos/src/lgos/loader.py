@@ -1,0 +1,113 @@
+"""The registries ``lgos serve`` and ``lgos worker`` serve: ``MODULE:ATTR`` targets, imported from
+the current directory (or an app directory) as uvicorn imports its app, and merged into one.
+
+Every way a target can fail is a ``TargetError`` whose message is one line naming the target and
+the cause: the CLI prints it instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import traceback
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from lgos.config import GraphRegistry
+
+
+class TargetError(Exception):
+    """A registry target that cannot be served (one line: the target and the cause)."""
+
+
+def parse_targets(value: str | Iterable[str]) -> tuple[str, ...]:
+    """Each ``MODULE:ATTR`` in ``value`` (comma-separated, or several such strings), stripped;
+    a malformed entry or no entry at all is a ``ValueError``."""
+    entries = [value] if isinstance(value, str) else list(value)
+    targets = tuple(part.strip() for entry in entries for part in entry.split(",") if part.strip())
+    if not targets:
+        raise ValueError("no registry named: expected MODULE:ATTR")
+    for target in targets:
+        module, _, attr = target.partition(":")
+        if not (attr.isidentifier() and all(part.isidentifier() for part in module.split("."))):
+            raise ValueError(f"expected MODULE:ATTR, got {target!r}")
+    return targets
+
+
+def load_registries(targets: Sequence[str], app_dir: Path | None = None) -> GraphRegistry:
+    """Import each target from ``app_dir`` (default: the current directory) and merge them in
+    order; a graph two targets both serve is a ``TargetError`` naming the graph and both."""
+    where = _import_from(app_dir)
+    merged: GraphRegistry | None = None
+    served_by: dict[str, str] = {}
+    for target in targets:
+        registry = load_registry(target, where)
+        for name in registry:
+            if name in served_by:
+                first = served_by[name]
+                raise TargetError(f"graph {name!r} is served by both {first} and {target}")
+            served_by[name] = target
+        merged = registry if merged is None else merged.merge(registry)
+    if merged is None:
+        raise TargetError("no registry named: expected MODULE:ATTR")
+    return merged
+
+
+def load_registry(target: str, where: Path) -> GraphRegistry:
+    """``target``'s ``GraphRegistry``: its attribute is one, or a zero-argument factory of one."""
+    module_name, _, attr = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if _names_the_target(error, module_name):
+            raise TargetError(
+                f"cannot import module {module_name!r} (from {where}): {error}"
+            ) from None
+        raise TargetError(f"importing {module_name!r} failed{_raised(error)}") from None
+    except Exception as error:  # anything the user's module raises while it is imported
+        raise TargetError(f"importing {module_name!r} failed{_raised(error)}") from None
+    try:
+        found = getattr(module, attr)
+    except AttributeError:
+        raise TargetError(
+            f"module {module_name!r} ({module.__file__}) has no attribute {attr!r}"
+        ) from None
+    registry = found
+    if callable(found) and not isinstance(found, GraphRegistry):
+        try:
+            registry = found()
+        except Exception as error:  # the factory is user code: report, never a traceback
+            raise TargetError(f"{target} failed{_raised(error)}") from None
+    if not isinstance(registry, GraphRegistry):
+        made = "returned" if registry is not found else "is"
+        raise TargetError(f"{target} {made} {type(registry).__name__}, not a GraphRegistry")
+    return registry
+
+
+def _import_from(app_dir: Path | None) -> Path:
+    """Put ``app_dir`` (default: the current directory) first on ``sys.path``, as uvicorn does
+    (a console script's own folder is there instead of the current one)."""
+    where = (app_dir or Path.cwd()).resolve()
+    if not where.is_dir():
+        raise TargetError(f"app directory {where} does not exist")
+    if str(where) not in sys.path:
+        sys.path.insert(0, str(where))
+    return where
+
+
+def _names_the_target(error: ModuleNotFoundError, module_name: str) -> bool:
+    """The target module (or a package on its way) is missing, not one the module imports."""
+    missing = error.name or ""
+    return module_name == missing or module_name.startswith(f"{missing}.")
+
+
+def _raised(error: BaseException) -> str:
+    """`` at FILE:LINE: Type: message`` on one line, FILE:LINE the innermost frame of user code."""
+    frames = [
+        frame
+        for frame in traceback.extract_tb(error.__traceback__)
+        if not frame.filename.startswith("<") and "importlib" not in frame.filename
+    ]
+    where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+    message = " ".join(str(error).split())
+    return f"{where}: {type(error).__name__}" + (f": {message}" if message else "")
