@@ -45,7 +45,8 @@ USER 10001
 EXPOSE 3004
 HEALTHCHECK --interval=5s --timeout=3s --retries=12 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:3004/health', timeout=2)"]
-# Serves LGOS_REGISTRY (default: the demo graphs).
+# Serves LGOS_REGISTRY: the demo graphs unless the environment names others.
+ENV LGOS_REGISTRY=lgos_demo_graphs.registry:create_registry
 CMD ["lgos", "serve", "--host", "0.0.0.0", "--port", "3004"]
 
 # --- offline-model ---------------------------------------------------------------------------

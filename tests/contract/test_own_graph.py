@@ -209,6 +209,9 @@ def test_malformed_targets_are_usage_errors(app_dir: Path) -> None:
     assert ran.returncode == 2 and "Traceback" not in ran.stderr
     assert ran.stderr.startswith("usage: lgos serve")
     assert ran.stderr.endswith("lgos serve: error: expected MODULE:ATTR, got 'my_graphs'\n")
+    ran = run_lgos("serve", cwd=app_dir, env={"LGOS_REGISTRY": ""})
+    assert ran.returncode == 2 and "Traceback" not in ran.stderr
+    assert ran.stderr == "lgos: nothing to serve: name MODULE:FACTORY or set LGOS_REGISTRY\n"
     ran = run_lgos("serve", cwd=app_dir, env={"LGOS_REGISTRY": "my_graphs"})
     assert ran.returncode == 1 and "Traceback" not in ran.stderr
     assert ran.stderr == (

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from lgos.settings import DEMO_REGISTRY
+from lgos_stack.components import DEMO_REGISTRY
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / "Dockerfile"

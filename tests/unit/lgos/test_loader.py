@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from lgos import GraphConfig, GraphRegistry
 from lgos.loader import TargetError, load_registries, parse_targets
-from lgos.settings import DEMO_REGISTRY, LGOSSettings
+from lgos.settings import LGOSSettings
 from pydantic import ValidationError
 
 
@@ -38,12 +38,15 @@ def test_no_target_at_all_is_refused() -> None:
         parse_targets(" , ")
 
 
-def test_the_setting_defaults_to_the_demo_graphs_and_reads_a_list(
+DEMO_REGISTRY = "lgos_demo_graphs.registry:create_registry"
+
+
+def test_the_setting_is_empty_by_default_and_reads_a_list(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("LGOS_REGISTRY", raising=False)
     monkeypatch.delenv("LGOS_APP_DIR", raising=False)
-    assert LGOSSettings().registry == (DEMO_REGISTRY,)
+    assert LGOSSettings().registry == ()  # lgos knows no graphs of its own
     assert LGOSSettings().app_dir is None
     monkeypatch.setenv("LGOS_REGISTRY", f"{DEMO_REGISTRY}, my_graphs:create_registry")
     monkeypatch.setenv("LGOS_APP_DIR", "/srv/app")

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from lgos_stack import jobs, runner
-from lgos_stack.components import components, planned
+from lgos_stack.components import DEMO_REGISTRY, components, planned
 from lgos_stack.model import HEALTH_TIMEOUT, Component, Stack
 from lgos_stack.ports import PORT_VARIABLES, Ports, free_port
 from lgos_stack.processes import Started, start_ticks
@@ -126,11 +126,16 @@ def test_lgos_and_its_worker_serve_the_registry_setting(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.delenv("LGOS_APP_DIR", raising=False)
+    monkeypatch.delenv("LGOS_REGISTRY", raising=False)
     plan = {c.name: c for c in components(Ports.from_env())}
     for name in ("lgos", "lgos-worker"):
         # No target on the command line: each reads LGOS_REGISTRY from the environment it gets.
         assert not any(":" in arg for arg in plan[name].args[3:]), plan[name].args
+        assert plan[name].env["LGOS_REGISTRY"] == DEMO_REGISTRY
         assert "LGOS_APP_DIR" not in plan[name].env
+    monkeypatch.setenv("LGOS_REGISTRY", "my_graphs:create_registry")
+    plan = {c.name: c for c in components(Ports.from_env())}
+    assert plan["lgos-worker"].env["LGOS_REGISTRY"] == "my_graphs:create_registry"
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("LGOS_APP_DIR", "my-project")
     plan = {c.name: c for c in components(Ports.from_env())}

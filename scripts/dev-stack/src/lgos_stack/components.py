@@ -36,6 +36,8 @@ from lgos_stack.paths import (
 from lgos_stack.ports import Ports, postgres_url
 from lgos_stack.servers import postgres_command, redis_command
 
+DEMO_REGISTRY = "lgos_demo_graphs.registry:create_registry"
+"""What LGOS serves when LGOS_REGISTRY is unset: the demo graphs."""
 CHAINLIT_DATABASE = "chainlit"
 OPEN_WEBUI_HEALTH_TIMEOUT = 240.0
 """Its first start migrates a fresh database: ≈ 40 s here, several times that on a busy CPU."""
@@ -114,15 +116,16 @@ def lgos_env(ports: Ports) -> dict[str, str]:
         **jobs.knowledge_env(ports),
         # LGOS checks keys in the native stack: the gateway holds this one.
         "LGOS_API_KEYS": f"{lgos_key()}=gateway",
-        **app_dir_env(),
+        **registry_env(),
     }
 
 
-def app_dir_env() -> dict[str, str]:
-    """LGOS_APP_DIR made absolute (the processes run from the repository root). LGOS_REGISTRY
-    needs nothing: both processes read it from the environment they inherit."""
+def registry_env() -> dict[str, str]:
+    """What LGOS and its worker serve: LGOS_REGISTRY (the demo graphs unless set) and
+    LGOS_APP_DIR made absolute (the processes run from the repository root)."""
+    env = {"LGOS_REGISTRY": os.environ.get("LGOS_REGISTRY") or DEMO_REGISTRY}
     app_dir = os.environ.get("LGOS_APP_DIR")
-    return {"LGOS_APP_DIR": os.path.abspath(app_dir)} if app_dir else {}
+    return env | ({"LGOS_APP_DIR": os.path.abspath(app_dir)} if app_dir else {})
 
 
 def lgos(ports: Ports) -> Component:

@@ -34,6 +34,9 @@ from lgos.storage import PostgresLimits
 
 def registry_or_exit(settings: LGOSSettings) -> GraphRegistry:
     """The merged registry ``settings`` name, or one line on stderr and exit status 2."""
+    if not settings.registry:
+        sys.stderr.write("lgos: nothing to serve: name MODULE:FACTORY or set LGOS_REGISTRY\n")
+        raise SystemExit(2)
     try:
         return load_registries(settings.registry, settings.app_dir)
     except TargetError as error:

@@ -22,8 +22,6 @@ BackgroundEngine = Literal["inprocess", "distributed"]
 ``distributed``: records in PostgreSQL, dispatch and cancel signals on Redis, ``lgos worker``
 processes run the jobs."""
 
-DEMO_REGISTRY = "lgos_demo_graphs.registry:create_registry"
-
 
 class LGOSSettings(BaseSettings):
     """How one LGOS process serves its registry."""
@@ -32,9 +30,10 @@ class LGOSSettings(BaseSettings):
         env_prefix="LGOS_", extra="ignore", env_ignore_empty=True, use_attribute_docstrings=True
     )
 
-    registry: Annotated[tuple[str, ...], NoDecode] = (DEMO_REGISTRY,)
+    registry: Annotated[tuple[str, ...], NoDecode] = ()
     """What `lgos serve` and `lgos worker` serve when no target is given: MODULE:ATTR entries,
-    comma-separated, each a GraphRegistry or a zero-argument factory of one, merged in order."""
+    comma-separated, each a GraphRegistry or a zero-argument factory of one, merged in order.
+    Unset, a target on the command line is required."""
 
     app_dir: Path | None = None
     """The folder the registry modules are imported from; unset: the current directory."""
@@ -147,6 +146,8 @@ class LGOSSettings(BaseSettings):
     def _parse_registry(cls, value: Any) -> Any:
         if not isinstance(value, str | list | tuple):
             return value
+        if not value:  # unset: the command line must name a target
+            return ()
         try:
             return parse_targets(value)
         except ValueError as error:
