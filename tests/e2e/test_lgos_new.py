@@ -98,14 +98,21 @@ def test_the_generated_files_are_lint_clean(project: Project) -> None:
     ok(run(hadolint, project.folder / "Dockerfile"))
 
 
-def test_the_project_can_take_template_updates(project: Project) -> None:
+def test_the_project_can_take_template_updates(project: Project, tmp_path: Path) -> None:
     answers = (project.folder / ".copier-answers.yml").read_text()
     assert "project_name: my-graph" in answers
-    assert "_src_path:" in answers
     readme = (project.folder / "README.md").read_text()
-    assert "copier update" in readme and "make dev LGOS_REGISTRY=" in readme
-    stack = (project.folder / "lgos-stack.env").read_text()
+    assert "copier recopy" in readme and "make dev LGOS_REGISTRY=" in readme
+    copy = tmp_path / NAME
+    shutil.copytree(project.folder, copy, ignore=shutil.ignore_patterns(".venv", "*cache*"))
+    graph = copy / "src" / "my_graph" / "graph.py"
+    graph.write_text("# edited\n")
+    copier = project.folder / ".venv" / "bin" / "copier"
+    ok(run(copier, "recopy", "--overwrite", "--defaults", "--quiet", cwd=copy))
+    assert graph.read_text() == (project.folder / "src" / "my_graph" / "graph.py").read_text()
+    stack = (copy / "lgos-stack.env").read_text()
     assert f"LGOS_REGISTRY=lgos_demo_graphs.registry:create_registry,{TARGET}" in stack
+    assert f"LGOS_APP_DIR={copy / 'src'}\n" in stack
 
 
 def test_lgos_new_works_from_the_installed_wheel(project: Project, tmp_path: Path) -> None:
