@@ -1,6 +1,7 @@
 """``lgos serve [MODULE:FACTORY ...]`` serves registries (default: ``LGOS_REGISTRY``);
 ``lgos worker [MODULE:FACTORY ...]`` runs their background jobs (distributed engine);
-``lgos sweep`` deletes expired interrupt runs."""
+``lgos sweep`` deletes expired interrupt runs; ``lgos new NAME`` generates a project serving
+one graph of your own."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from lgos.interrupts.persistence import open_saver
 from lgos.interrupts.sweep import delete_expired_interrupt_runs
 from lgos.loader import TargetError, load_registries, parse_targets
 from lgos.protocol.responses.background import execute_job
+from lgos.scaffold import ScaffoldError, create_project, next_steps
 from lgos.settings import LGOSSettings
 from lgos.state import AppState
 from lgos.storage import PostgresLimits
@@ -102,6 +104,17 @@ def target_overrides(parser: argparse.ArgumentParser, args: argparse.Namespace) 
     return overrides
 
 
+def new_project(args: argparse.Namespace) -> None:
+    """Generate the project ``lgos new`` names; an unusable name or folder is one line, exit 2."""
+    destination = args.dir if args.dir is not None else Path(args.name)
+    try:
+        project = create_project(args.name, destination)
+    except ScaffoldError as error:
+        sys.stderr.write(f"lgos: {error}\n")
+        raise SystemExit(2) from None
+    sys.stdout.write(next_steps(args.name, project))
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="lgos", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -122,7 +135,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     worker.add_argument(
         "--concurrency", type=int, help="jobs run at once (LGOS_WORKER_CONCURRENCY, default 8)"
     )
+    new = commands.add_parser("new", help="generate a project serving one graph of your own")
+    new.add_argument("name", metavar="NAME", help="the project and model name, e.g. my-graph")
+    new.add_argument("--dir", type=Path, help="the folder to create (default: ./NAME)")
     args = parser.parse_args(argv)
+    if args.command == "new":
+        new_project(args)
+        return
     if args.command == "worker":
         extra = {"worker_concurrency": args.concurrency} if args.concurrency else {}
         extra.update(target_overrides(commands.choices[args.command], args))
