@@ -1,0 +1,109 @@
+"""``lgos serve --reload`` and ``lgos worker --reload`` for authors: the real console script, run
+from the folder of the author's project, restarts its server when a ``*.py`` file there changes;
+the process the author started (the supervisor) keeps running and serving all along."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import openai
+import pytest
+from openai import AsyncOpenAI
+
+from tests.support.clients import sdk_client
+from tests.support.servers import free_port, serve
+
+LGOS = Path(sys.executable).parent / "lgos"
+TARGET = "my_graphs:create_registry"
+
+
+def my_graphs(description: str) -> str:
+    return f"""
+from langgraph.graph import START, MessagesState, StateGraph
+from lgos import GraphConfig, GraphRegistry
+from lgos.testing import ScriptedFakeChatModel
+
+MODEL = ScriptedFakeChatModel.saying("Hello.")
+
+
+async def answer(state: MessagesState) -> dict:
+    return {{"messages": [await MODEL.ainvoke(state["messages"])]}}
+
+
+def build():
+    builder = StateGraph(MessagesState)
+    builder.add_node("answer", answer)
+    builder.add_edge(START, "answer")
+    return builder.compile()
+
+
+def create_registry() -> GraphRegistry:
+    return GraphRegistry.of({{"my-graph": GraphConfig(graph=build, description={description!r})}})
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "my-project"
+    folder.mkdir()
+    (folder / "my_graphs.py").write_text(my_graphs("first"))
+    return folder
+
+
+async def description(client: AsyncOpenAI) -> str | None:
+    """``my-graph``'s description in its ``lgos`` extension; None while the server restarts."""
+    try:
+        model = await client.models.retrieve("my-graph")
+    except openai.APIConnectionError:  # refused between the old server and the new one
+        return None
+    extension = (model.model_extra or {})["lgos"]
+    assert isinstance(extension, dict)
+    return str(extension["description"])
+
+
+async def eventually(client: AsyncOpenAI, expected: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    seen = None
+    while time.monotonic() < deadline:
+        seen = await description(client)
+        if seen == expected:
+            return
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"description still {seen!r} after {timeout} s, expected {expected!r}")
+
+
+async def test_an_edit_to_the_graph_is_served_without_a_manual_restart(
+    project: Path, tmp_path: Path
+) -> None:
+    port = free_port()
+    command = [str(LGOS), "serve", TARGET, "--reload", "--port", str(port)]
+    log = tmp_path / "lgos.log"
+    env = {"LGOS_STATE_DIR": str(tmp_path / "state")}
+    with serve(["lgos"], command=command, port=port, env=env, log=log, cwd=project) as server:
+        async with sdk_client(f"{server.url}/v1") as client:
+            assert await description(client) == "first"
+            (project / "my_graphs.py").write_text(my_graphs("second"))
+            await eventually(client, "second")
+            assert server.process.poll() is None  # the supervisor the author started still runs
+            answer = await client.responses.create(model="my-graph", input="hi")
+            assert answer.output_text == "Hello."
+    reloads = [line for line in log.read_text().splitlines() if "reloading: changed" in line]
+    assert len(reloads) == 1, log.read_text()
+    assert str(project / "my_graphs.py") in reloads[0]
+
+
+def test_a_change_outside_python_files_does_not_reload(project: Path, tmp_path: Path) -> None:
+    port = free_port()
+    command = [str(LGOS), "serve", TARGET, "--port", str(port)]
+    log = tmp_path / "lgos.log"
+    env = {"LGOS_STATE_DIR": str(tmp_path / "state"), "LGOS_RELOAD": "1"}
+    with serve(["lgos"], command=command, port=port, env=env, log=log, cwd=project) as server:
+        (project / "notes.txt").write_text("not code")
+        time.sleep(3)  # longer than the watcher's debounce
+        assert httpx.get(f"{server.url}/health").status_code == 200
+    assert "reloading" not in log.read_text()
+    assert server.process.returncode == 0  # stopped cleanly, as a server without --reload is
