@@ -1,0 +1,124 @@
+"""``--reload`` with shared state: a review paused before a reload is answered after it (its
+checkpoint is in PostgreSQL), and ``lgos worker --reload`` restarts on a change too."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+import openai
+import pytest
+from openai import AsyncOpenAI
+
+from tests.support.clients import sdk_client
+from tests.support.interrupts import resume_of
+from tests.support.servers import free_port, serve
+from tests.support.shared_state import REDIS_URL
+
+LGOS = Path(sys.executable).parent / "lgos"
+TARGET = "my_graphs:create_registry"
+
+
+def my_graphs(version: str) -> str:
+    """A review graph whose answer names ``version``, the code that finished the run."""
+    return f"""
+from langchain_core.messages import AIMessage
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.types import interrupt
+from lgos import GraphConfig, GraphFeature, GraphRegistry
+
+
+def review(state: MessagesState) -> dict:
+    decision = interrupt({{"question": "Ship it?", "choices": ["approve", "reject"]}})
+    return {{"messages": [AIMessage(content=f"Decision: {{decision}} ({version})")]}}
+
+
+def build():
+    builder = StateGraph(MessagesState)
+    builder.add_node("review", review)
+    builder.add_edge(START, "review")
+    return builder.compile()
+
+
+def create_registry() -> GraphRegistry:
+    config = GraphConfig(
+        graph=build, description={version!r}, features=frozenset({{GraphFeature.INTERRUPTS}})
+    )
+    return GraphRegistry.of({{"my-review": config}})
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "my-project"
+    folder.mkdir()
+    (folder / "my_graphs.py").write_text(my_graphs("first"))
+    return folder
+
+
+@pytest.fixture
+def env(postgres_uri: str, tmp_path: Path) -> dict[str, str]:
+    return {
+        "LGOS_POSTGRES_URI": postgres_uri,
+        "LGOS_REDIS_URL": REDIS_URL,
+        "LGOS_STATE_DIR": str(tmp_path / "state"),
+        "LGOS_BACKGROUND_QUEUE": f"lgos-test-reload:{uuid.uuid4().hex[:8]}",
+    }
+
+
+async def served_description(client: AsyncOpenAI) -> str | None:
+    try:
+        model = await client.models.retrieve("my-review")
+    except openai.APIConnectionError:  # between the old server and the new one
+        return None
+    return str((model.model_extra or {})["lgos"]["description"])
+
+
+async def test_a_review_paused_before_a_reload_is_answered_after_it(
+    project: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    port = free_port()
+    command = [str(LGOS), "serve", TARGET, "--reload", "--port", str(port)]
+    log = tmp_path / "lgos.log"
+    with serve(["lgos"], command=command, port=port, env=env, log=log, cwd=project) as server:
+        async with sdk_client(f"{server.url}/v1") as client:
+            paused = await client.responses.create(model="my-review", input="Ship it")
+            assert paused.output[0].type == "function_call"
+            assert paused.output[0].name == "lgos_interrupt"
+
+            (project / "my_graphs.py").write_text(my_graphs("second"))
+            deadline = time.monotonic() + 60
+            while await served_description(client) != "second":
+                assert time.monotonic() < deadline, log.read_text()
+                await asyncio.sleep(0.2)
+
+            done = await client.responses.create(**resume_of(paused, "approve"))
+            assert done.status == "completed"
+            assert done.output_text == "Decision: approve (second)"  # resumed by the new code
+            assert server.process.poll() is None
+    assert log.read_text().count("reloading: changed") == 1
+
+
+def test_the_worker_restarts_on_a_change(
+    project: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    port = free_port()
+    command = [str(LGOS), "worker", TARGET, "--port", str(port)]
+    log = tmp_path / "worker.log"
+    env = {**env, "LGOS_RELOAD": "true"}
+    with serve(["lgos"], command=command, port=port, env=env, log=log, cwd=project) as server:
+        (project / "helpers.py").write_text("VALUE = 1\n")
+        deadline = time.monotonic() + 60
+        while log.read_text().count('"worker started"') < 2:
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.2)
+        assert httpx.get(f"{server.url}/health").status_code == 200
+        assert server.process.poll() is None
+    text = log.read_text()
+    assert text.count("reloading: changed") == 1
+    assert str(project / "helpers.py") in text
+    assert text.count('"worker stopped"') == 2  # the reload stopped it as a shutdown does
