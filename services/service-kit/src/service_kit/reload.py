@@ -25,7 +25,7 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 def without_reload(argv: Sequence[str]) -> list[str]:
     """``argv`` without ``--reload`` (or the abbreviation argparse accepted for it)."""
-    return [arg for arg in argv if not (len(arg) > 3 and "--reload".startswith(arg))]
+    return [arg for arg in argv if not (len(arg) >= 3 and "--reload".startswith(arg))]
 
 
 def supervise(
