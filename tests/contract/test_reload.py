@@ -5,7 +5,6 @@ the process the author started (the supervisor) keeps running and serving all al
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 from pathlib import Path
 
@@ -15,42 +14,15 @@ import pytest
 from openai import AsyncOpenAI
 
 from tests.support.clients import sdk_client
+from tests.support.own_graphs import LGOS, TARGET, answering
 from tests.support.servers import free_port, serve
-
-LGOS = Path(sys.executable).parent / "lgos"
-TARGET = "my_graphs:create_registry"
-
-
-def my_graphs(description: str) -> str:
-    return f"""
-from langgraph.graph import START, MessagesState, StateGraph
-from lgos import GraphConfig, GraphRegistry
-from lgos.testing import ScriptedFakeChatModel
-
-MODEL = ScriptedFakeChatModel.saying("Hello.")
-
-
-async def answer(state: MessagesState) -> dict:
-    return {{"messages": [await MODEL.ainvoke(state["messages"])]}}
-
-
-def build():
-    builder = StateGraph(MessagesState)
-    builder.add_node("answer", answer)
-    builder.add_edge(START, "answer")
-    return builder.compile()
-
-
-def create_registry() -> GraphRegistry:
-    return GraphRegistry.of({{"my-graph": GraphConfig(graph=build, description={description!r})}})
-"""
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     folder = tmp_path / "my-project"
     folder.mkdir()
-    (folder / "my_graphs.py").write_text(my_graphs("first"))
+    (folder / "my_graphs.py").write_text(answering("Hello.", description="first"))
     return folder
 
 
@@ -86,7 +58,7 @@ async def test_an_edit_to_the_graph_is_served_without_a_manual_restart(
     with serve(["lgos"], command=command, port=port, env=env, log=log, cwd=project) as server:
         async with sdk_client(f"{server.url}/v1") as client:
             assert await description(client) == "first"
-            (project / "my_graphs.py").write_text(my_graphs("second"))
+            (project / "my_graphs.py").write_text(answering("Hello.", description="second"))
             await eventually(client, "second")
             assert server.process.poll() is None  # the supervisor the author started still runs
             answer = await client.responses.create(model="my-graph", input="hi")

@@ -4,7 +4,6 @@ checkpoint is in PostgreSQL), and ``lgos worker --reload`` restarts on a change 
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -16,47 +15,16 @@ from openai import AsyncOpenAI
 
 from tests.support.clients import sdk_client
 from tests.support.interrupts import resume_of
+from tests.support.own_graphs import LGOS, TARGET, reviewing
 from tests.support.servers import free_port, serve
 from tests.support.shared_state import REDIS_URL
-
-LGOS = Path(sys.executable).parent / "lgos"
-TARGET = "my_graphs:create_registry"
-
-
-def my_graphs(version: str) -> str:
-    """A review graph whose answer names ``version``, the code that finished the run."""
-    return f"""
-from langchain_core.messages import AIMessage
-from langgraph.graph import START, MessagesState, StateGraph
-from langgraph.types import interrupt
-from lgos import GraphConfig, GraphFeature, GraphRegistry
-
-
-def review(state: MessagesState) -> dict:
-    decision = interrupt({{"question": "Ship it?", "choices": ["approve", "reject"]}})
-    return {{"messages": [AIMessage(content=f"Decision: {{decision}} ({version})")]}}
-
-
-def build():
-    builder = StateGraph(MessagesState)
-    builder.add_node("review", review)
-    builder.add_edge(START, "review")
-    return builder.compile()
-
-
-def create_registry() -> GraphRegistry:
-    config = GraphConfig(
-        graph=build, description={version!r}, features=frozenset({{GraphFeature.INTERRUPTS}})
-    )
-    return GraphRegistry.of({{"my-review": config}})
-"""
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     folder = tmp_path / "my-project"
     folder.mkdir()
-    (folder / "my_graphs.py").write_text(my_graphs("first"))
+    (folder / "my_graphs.py").write_text(reviewing("first"))
     return folder
 
 
@@ -90,7 +58,7 @@ async def test_a_review_paused_before_a_reload_is_answered_after_it(
             assert paused.output[0].type == "function_call"
             assert paused.output[0].name == "lgos_interrupt"
 
-            (project / "my_graphs.py").write_text(my_graphs("second"))
+            (project / "my_graphs.py").write_text(reviewing("second"))
             deadline = time.monotonic() + 60
             while await served_description(client) != "second":
                 assert time.monotonic() < deadline, log.read_text()

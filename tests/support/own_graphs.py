@@ -1,0 +1,54 @@
+"""A user's own ``my_graphs.py``, as an author writes it, for tests that serve it with the real
+``lgos`` console script from the author's folder."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+LGOS = Path(sys.executable).parent / "lgos"
+TARGET = "my_graphs:create_registry"
+
+_GRAPH = """
+def build():
+    builder = StateGraph(MessagesState)
+    builder.add_node("node", node)
+    builder.add_edge(START, "node")
+    return builder.compile()
+
+
+def create_registry() -> GraphRegistry:
+    config = GraphConfig(graph=build, description={description!r}, features={features})
+    return GraphRegistry.of({{{name!r}: config}})
+"""
+
+
+def answering(answer: str, *, description: str = "Mine.", name: str = "my-graph") -> str:
+    """One node that streams ``answer`` from a scripted chat model."""
+    return f"""
+from langgraph.graph import START, MessagesState, StateGraph
+from lgos import GraphConfig, GraphRegistry
+from lgos.testing import ScriptedFakeChatModel
+
+MODEL = ScriptedFakeChatModel.saying({answer!r})
+
+
+async def node(state: MessagesState) -> dict:
+    return {{"messages": [await MODEL.ainvoke(state["messages"])]}}
+""" + _GRAPH.format(description=description, features="frozenset()", name=name)
+
+
+def reviewing(version: str, *, name: str = "my-review") -> str:
+    """One node that pauses on a review, then answers ``Decision: <answer> (<version>)``; its
+    description is ``version`` too."""
+    return f"""
+from langchain_core.messages import AIMessage
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.types import interrupt
+from lgos import GraphConfig, GraphFeature, GraphRegistry
+
+
+def node(state: MessagesState) -> dict:
+    decision = interrupt({{"question": "Ship it?", "choices": ["approve", "reject"]}})
+    return {{"messages": [AIMessage(content=f"Decision: {{decision}} ({version})")]}}
+""" + _GRAPH.format(description=version, features="frozenset({GraphFeature.INTERRUPTS})", name=name)
