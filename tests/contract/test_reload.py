@@ -63,9 +63,40 @@ async def test_an_edit_to_the_graph_is_served_without_a_manual_restart(
             assert server.process.poll() is None  # the supervisor the author started still runs
             answer = await client.responses.create(model="my-graph", input="hi")
             assert answer.output_text == "Hello."
-    reloads = [line for line in log.read_text().splitlines() if "reloading: changed" in line]
-    assert len(reloads) == 1, log.read_text()
-    assert str(project / "my_graphs.py") in reloads[0]
+    reloads = [
+        line
+        for line in log.read_text().splitlines()
+        if "change detected" in line or "changed" in line
+    ]
+    assert len(reloads) == 1, log.read_text()  # one line a reload
+    assert f"reloading: changed {project / 'my_graphs.py'}" in reloads[0]
+
+
+async def test_a_reload_lets_the_request_in_flight_finish(project: Path, tmp_path: Path) -> None:
+    (project / "my_graphs.py").write_text(answering("Hello.", description="slow", delay=3.0))
+    port = free_port()
+    command = [str(LGOS), "serve", TARGET, "--reload", "--port", str(port)]
+    log = tmp_path / "lgos.log"
+    env = {"LGOS_STATE_DIR": str(tmp_path / "state")}
+    with serve(["lgos"], command=command, port=port, env=env, log=log, cwd=project) as server:
+        async with sdk_client(f"{server.url}/v1") as client:
+            stream = await client.responses.create(model="my-graph", input="hi", stream=True)
+            async with stream as events:
+                types = []
+                async for event in events:
+                    types.append(event.type)
+                    if event.type == "response.created":  # the graph now waits 3 s
+                        (project / "my_graphs.py").write_text(
+                            answering("Hello.", description="second")
+                        )
+                    if event.type == "response.completed":
+                        assert event.response.output_text == "Hello."
+            assert types[-1] == "response.completed", types
+            await eventually(client, "second")  # reloaded once the request was answered
+    text = log.read_text()
+    assert text.count("reloading: changed") == 1
+    # uvicorn's own line for a shutdown that waits for an open response
+    assert text.index("Waiting for connections to close") > text.index("reloading: changed")
 
 
 def test_a_change_outside_python_files_does_not_reload(project: Path, tmp_path: Path) -> None:

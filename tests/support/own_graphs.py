@@ -23,9 +23,13 @@ def create_registry() -> GraphRegistry:
 """
 
 
-def answering(answer: str, *, description: str = "Mine.", name: str = "my-graph") -> str:
-    """One node that streams ``answer`` from a scripted chat model."""
+def answering(
+    answer: str, *, description: str = "Mine.", name: str = "my-graph", delay: float = 0.0
+) -> str:
+    """One node that streams ``answer`` from a scripted chat model after ``delay`` seconds."""
     return f"""
+import asyncio
+
 from langgraph.graph import START, MessagesState, StateGraph
 from lgos import GraphConfig, GraphRegistry
 from lgos.testing import ScriptedFakeChatModel
@@ -34,6 +38,7 @@ MODEL = ScriptedFakeChatModel.saying({answer!r})
 
 
 async def node(state: MessagesState) -> dict:
+    await asyncio.sleep({delay!r})
     return {{"messages": [await MODEL.ainvoke(state["messages"])]}}
 """ + _GRAPH.format(description=description, features="frozenset()", name=name)
 

@@ -45,6 +45,7 @@ def supervise(
         stop.set()
 
     previous = {sig: signal.signal(sig, request_stop) for sig in STOP_SIGNALS}
+    logging.getLogger("watchfiles").setLevel(logging.WARNING)  # one line a reload: ours
     child = _start(command, env)
     logger.info("watching for changes", extra={"folders": [str(f) for f in folders]})
     reported_exit = False
