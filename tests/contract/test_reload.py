@@ -4,18 +4,22 @@ the process the author started (the supervisor) keeps running and serving all al
 
 from __future__ import annotations
 
-import asyncio
 import time
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import httpx
-import openai
 import pytest
-from openai import AsyncOpenAI
 
 from tests.support.clients import sdk_client
-from tests.support.own_graphs import LGOS, TARGET, answering
-from tests.support.servers import free_port, serve
+from tests.support.own_graphs import (
+    TARGET,
+    answering,
+    lgos_from,
+    served_description,
+    until_described,
+)
+from tests.support.servers import Server
 
 
 @pytest.fixture
@@ -26,40 +30,20 @@ def project(tmp_path: Path) -> Path:
     return folder
 
 
-async def description(client: AsyncOpenAI) -> str | None:
-    """``my-graph``'s description in its ``lgos`` extension; None while the server restarts."""
-    try:
-        model = await client.models.retrieve("my-graph")
-    except openai.APIConnectionError:  # refused between the old server and the new one
-        return None
-    extension = (model.model_extra or {})["lgos"]
-    assert isinstance(extension, dict)
-    return str(extension["description"])
-
-
-async def eventually(client: AsyncOpenAI, expected: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    seen = None
-    while time.monotonic() < deadline:
-        seen = await description(client)
-        if seen == expected:
-            return
-        await asyncio.sleep(0.2)
-    raise AssertionError(f"description still {seen!r} after {timeout} s, expected {expected!r}")
+def lgos_reloading(project: Path, tmp_path: Path, *args: str) -> AbstractContextManager[Server]:
+    env = {"LGOS_STATE_DIR": str(tmp_path / "state")}
+    return lgos_from(project, "serve", TARGET, *args, log=tmp_path / "lgos.log", env=env)
 
 
 async def test_an_edit_to_the_graph_is_served_without_a_manual_restart(
     project: Path, tmp_path: Path
 ) -> None:
-    port = free_port()
-    command = [str(LGOS), "serve", TARGET, "--reload", "--port", str(port)]
     log = tmp_path / "lgos.log"
-    env = {"LGOS_STATE_DIR": str(tmp_path / "state")}
-    with serve(["lgos"], command=command, port=port, env=env, log=log, cwd=project) as server:
+    with lgos_reloading(project, tmp_path, "--reload") as server:
         async with sdk_client(f"{server.url}/v1") as client:
-            assert await description(client) == "first"
+            assert await served_description(client, "my-graph") == "first"
             (project / "my_graphs.py").write_text(answering("Hello.", description="second"))
-            await eventually(client, "second")
+            await until_described(client, "my-graph", "second")
             assert server.process.poll() is None  # the supervisor the author started still runs
             answer = await client.responses.create(model="my-graph", input="hi")
             assert answer.output_text == "Hello."
@@ -74,11 +58,8 @@ async def test_an_edit_to_the_graph_is_served_without_a_manual_restart(
 
 async def test_a_reload_lets_the_request_in_flight_finish(project: Path, tmp_path: Path) -> None:
     (project / "my_graphs.py").write_text(answering("Hello.", description="slow", delay=3.0))
-    port = free_port()
-    command = [str(LGOS), "serve", TARGET, "--reload", "--port", str(port)]
     log = tmp_path / "lgos.log"
-    env = {"LGOS_STATE_DIR": str(tmp_path / "state")}
-    with serve(["lgos"], command=command, port=port, env=env, log=log, cwd=project) as server:
+    with lgos_reloading(project, tmp_path, "--reload") as server:
         async with sdk_client(f"{server.url}/v1") as client:
             stream = await client.responses.create(model="my-graph", input="hi", stream=True)
             async with stream as events:
@@ -92,7 +73,9 @@ async def test_a_reload_lets_the_request_in_flight_finish(project: Path, tmp_pat
                     if event.type == "response.completed":
                         assert event.response.output_text == "Hello."
             assert types[-1] == "response.completed", types
-            await eventually(client, "second")  # reloaded once the request was answered
+            await until_described(
+                client, "my-graph", "second"
+            )  # reloaded once the request was answered
     text = log.read_text()
     assert text.count("reloading: changed") == 1
     # uvicorn's own line for a shutdown that waits for an open response
@@ -100,11 +83,9 @@ async def test_a_reload_lets_the_request_in_flight_finish(project: Path, tmp_pat
 
 
 def test_a_change_outside_python_files_does_not_reload(project: Path, tmp_path: Path) -> None:
-    port = free_port()
-    command = [str(LGOS), "serve", TARGET, "--port", str(port)]
     log = tmp_path / "lgos.log"
     env = {"LGOS_STATE_DIR": str(tmp_path / "state"), "LGOS_RELOAD": "1"}
-    with serve(["lgos"], command=command, port=port, env=env, log=log, cwd=project) as server:
+    with lgos_from(project, "serve", TARGET, log=log, env=env) as server:
         (project / "notes.txt").write_text("not code")
         time.sleep(3)  # longer than the watcher's debounce
         assert httpx.get(f"{server.url}/health").status_code == 200

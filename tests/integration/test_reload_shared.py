@@ -3,20 +3,16 @@ checkpoint is in PostgreSQL), and ``lgos worker --reload`` restarts on a change 
 
 from __future__ import annotations
 
-import asyncio
 import time
 import uuid
 from pathlib import Path
 
 import httpx
-import openai
 import pytest
-from openai import AsyncOpenAI
 
 from tests.support.clients import sdk_client
 from tests.support.interrupts import resume_of
-from tests.support.own_graphs import LGOS, TARGET, reviewing
-from tests.support.servers import free_port, serve
+from tests.support.own_graphs import TARGET, lgos_from, reviewing, until_described
 from tests.support.shared_state import REDIS_URL
 
 
@@ -38,31 +34,18 @@ def env(postgres_uri: str, tmp_path: Path) -> dict[str, str]:
     }
 
 
-async def served_description(client: AsyncOpenAI) -> str | None:
-    try:
-        model = await client.models.retrieve("my-review")
-    except openai.APIConnectionError:  # between the old server and the new one
-        return None
-    return str((model.model_extra or {})["lgos"]["description"])
-
-
 async def test_a_review_paused_before_a_reload_is_answered_after_it(
     project: Path, env: dict[str, str], tmp_path: Path
 ) -> None:
-    port = free_port()
-    command = [str(LGOS), "serve", TARGET, "--reload", "--port", str(port)]
     log = tmp_path / "lgos.log"
-    with serve(["lgos"], command=command, port=port, env=env, log=log, cwd=project) as server:
+    with lgos_from(project, "serve", TARGET, "--reload", log=log, env=env) as server:
         async with sdk_client(f"{server.url}/v1") as client:
             paused = await client.responses.create(model="my-review", input="Ship it")
             assert paused.output[0].type == "function_call"
             assert paused.output[0].name == "lgos_interrupt"
 
             (project / "my_graphs.py").write_text(reviewing("second"))
-            deadline = time.monotonic() + 60
-            while await served_description(client) != "second":
-                assert time.monotonic() < deadline, log.read_text()
-                await asyncio.sleep(0.2)
+            await until_described(client, "my-review", "second")
 
             done = await client.responses.create(**resume_of(paused, "approve"))
             assert done.status == "completed"
@@ -74,11 +57,9 @@ async def test_a_review_paused_before_a_reload_is_answered_after_it(
 def test_the_worker_restarts_on_a_change(
     project: Path, env: dict[str, str], tmp_path: Path
 ) -> None:
-    port = free_port()
-    command = [str(LGOS), "worker", TARGET, "--port", str(port)]
     log = tmp_path / "worker.log"
     env = {**env, "LGOS_RELOAD": "true"}
-    with serve(["lgos"], command=command, port=port, env=env, log=log, cwd=project) as server:
+    with lgos_from(project, "worker", TARGET, log=log, env=env) as server:
         (project / "helpers.py").write_text("VALUE = 1\n")
         deadline = time.monotonic() + 60
         while log.read_text().count('"worker started"') < 2:

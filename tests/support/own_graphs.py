@@ -3,8 +3,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
+
+import openai
+from openai import AsyncOpenAI
+
+from tests.support.servers import Server, free_port, serve
 
 LGOS = Path(sys.executable).parent / "lgos"
 TARGET = "my_graphs:create_registry"
@@ -57,3 +66,37 @@ def node(state: MessagesState) -> dict:
     decision = interrupt({{"question": "Ship it?", "choices": ["approve", "reject"]}})
     return {{"messages": [AIMessage(content=f"Decision: {{decision}} ({version})")]}}
 """ + _GRAPH.format(description=version, features="frozenset({GraphFeature.INTERRUPTS})", name=name)
+
+
+@contextmanager
+def lgos_from(project: Path, *args: str, log: Path, env: Mapping[str, str]) -> Iterator[Server]:
+    """The ``lgos`` console script run with ``args`` (and a free ``--port``) from ``project``."""
+    port = free_port()
+    command = [str(LGOS), *args, "--port", str(port)]
+    with serve(["lgos"], command=command, port=port, env=env, log=log, cwd=project) as server:
+        yield server
+
+
+async def served_description(client: AsyncOpenAI, model: str) -> str | None:
+    """``model``'s description in its ``lgos`` extension; None while the server restarts."""
+    try:
+        found = await client.models.retrieve(model)
+    except openai.APIConnectionError:  # refused between the old server and the new one
+        return None
+    extension = (found.model_extra or {})["lgos"]
+    assert isinstance(extension, dict)
+    return str(extension["description"])
+
+
+async def until_described(
+    client: AsyncOpenAI, model: str, expected: str, timeout: float = 60.0
+) -> None:
+    """Poll ``/v1/models/{model}`` until its description is ``expected`` (bounded)."""
+    deadline = time.monotonic() + timeout
+    seen = None
+    while time.monotonic() < deadline:
+        seen = await served_description(client, model)
+        if seen == expected:
+            return
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"description still {seen!r} after {timeout} s, expected {expected!r}")
