@@ -4,6 +4,7 @@ the process the author started (the supervisor) keeps running and serving all al
 
 from __future__ import annotations
 
+import asyncio
 import time
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -91,3 +92,17 @@ def test_a_change_outside_python_files_does_not_reload(project: Path, tmp_path: 
         assert httpx.get(f"{server.url}/health").status_code == 200
     assert "reloading" not in log.read_text()
     assert server.process.returncode == 0  # stopped cleanly, as a server without --reload is
+
+
+async def test_a_broken_edit_waits_for_the_fix(project: Path, tmp_path: Path) -> None:
+    with lgos_reloading(project, tmp_path, "--reload") as server:
+        async with sdk_client(f"{server.url}/v1") as client:
+            (project / "my_graphs.py").write_text("def create_registry(:\n")
+            deadline = time.monotonic() + 60
+            while "waiting for a change" not in server.log.read_text():
+                assert time.monotonic() < deadline, server.log.read_text()
+                await asyncio.sleep(0.2)
+            assert server.process.poll() is None  # the supervisor waits; only its child exited
+            assert "SyntaxError" in server.log.read_text()  # the author sees why
+            (project / "my_graphs.py").write_text(answering("Hello.", description="fixed"))
+            await until_described(client, "my-graph", "fixed")

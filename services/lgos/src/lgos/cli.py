@@ -1,6 +1,7 @@
 """``lgos serve [MODULE:FACTORY ...]`` serves registries (default: ``LGOS_REGISTRY``);
-``lgos worker [MODULE:FACTORY ...]`` runs their background jobs (distributed engine);
-``lgos sweep`` deletes expired interrupt runs."""
+``lgos worker [MODULE:FACTORY ...]`` runs their background jobs (distributed engine); with
+``--reload`` either restarts on a change of the served code; ``lgos sweep`` deletes expired
+interrupt runs."""
 
 from __future__ import annotations
 
