@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,35 +14,13 @@ import pytest
 from openai import AsyncOpenAI
 
 from tests.support.clients import sdk_client
+from tests.support.own_graphs import LGOS, TARGET, answering
 from tests.support.servers import free_port, serve
 
-LGOS = Path(sys.executable).parent / "lgos"
-TARGET = "my_graphs:create_registry"
 DEMO = "lgos_demo_graphs.registry:create_registry"
 ANSWER = "Hello from my own graph."
 
-MY_GRAPHS = f"""
-from langgraph.graph import START, MessagesState, StateGraph
-from lgos import GraphConfig, GraphRegistry
-from lgos.testing import ScriptedFakeChatModel
-
-MODEL = ScriptedFakeChatModel.saying({ANSWER!r})
-
-
-async def answer(state: MessagesState) -> dict:
-    return {{"messages": [await MODEL.ainvoke(state["messages"])]}}
-
-
-def build():
-    builder = StateGraph(MessagesState)
-    builder.add_node("answer", answer)
-    builder.add_edge(START, "answer")
-    return builder.compile()
-
-
-def create_registry() -> GraphRegistry:
-    return GraphRegistry.of({{"my-graph": GraphConfig(graph=build, description="Mine.")}})
-"""
+MY_GRAPHS = answering(ANSWER)
 
 BROKEN = {
     "needs_a_dependency.py": "import a_dependency_that_is_not_installed\n",

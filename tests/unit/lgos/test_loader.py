@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from lgos import GraphConfig, GraphRegistry
-from lgos.loader import TargetError, load_registries, parse_targets
+from lgos.loader import TargetError, load_registries, parse_targets, source_folders
 from lgos.settings import LGOSSettings
 from pydantic import ValidationError
 
@@ -125,3 +125,29 @@ def test_a_target_that_cannot_be_served_is_one_line(
 def test_a_missing_app_directory_is_refused(modules: pytest.MonkeyPatch, tmp_path: Path) -> None:
     with pytest.raises(TargetError, match="does not exist"):
         load_registries(["one_graphs:create_registry"], tmp_path / "absent")
+
+
+def test_reload_watches_the_folders_the_targets_come_from(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    (tmp_path / "single_module.py").write_text("")
+    (tmp_path / "a_package").mkdir()
+    (tmp_path / "a_package" / "__init__.py").write_text("")
+    targets = ["single_module:f", "a_package.graphs:f", "not_written_yet:f", "sys:path"]
+    assert source_folders(targets, tmp_path) == [
+        tmp_path,  # a module's folder; a module not found yet is looked for there too
+        tmp_path / "a_package",  # a package's own folder, not the one it sits in
+    ]  # a built-in module has no folder to watch
+    assert "a_package" not in sys.modules  # found, never imported
+    import lgos_demo_graphs.registry
+
+    demo = source_folders(["lgos_demo_graphs.registry:create_registry"], tmp_path)
+    assert demo == [Path(lgos_demo_graphs.registry.__file__).parent]
+
+
+def test_the_reload_setting_is_off_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LGOS_RELOAD", raising=False)
+    assert LGOSSettings().reload is False
+    monkeypatch.setenv("LGOS_RELOAD", "1")
+    assert LGOSSettings().reload is True

@@ -143,6 +143,22 @@ def test_lgos_and_its_worker_serve_the_registry_setting(
         assert plan[name].env["LGOS_APP_DIR"] == str(tmp_path / "my-project")
 
 
+@pytest.mark.parametrize(("setting", "reloads"), [("1", True), ("true", True), ("0", False)])
+def test_the_reload_setting_runs_lgos_and_its_worker_with_reload(
+    monkeypatch: pytest.MonkeyPatch, setting: str, reloads: bool
+) -> None:
+    monkeypatch.delenv("LGOS_RELOAD", raising=False)
+    plan = {c.name: c for c in components(Ports.from_env())}
+    assert not any("--reload" in c.args for c in plan.values())
+    monkeypatch.setenv("LGOS_RELOAD", setting)
+    plan = {c.name: c for c in components(Ports.from_env())}
+    for name in ("lgos", "lgos-worker"):
+        assert ("--reload" in plan[name].args) is reloads, plan[name].args
+    assert not any(
+        "--reload" in c.args for n, c in plan.items() if n not in {"lgos", "lgos-worker"}
+    )
+
+
 def test_lgos_gets_the_knowledge_store_from_its_one_shot_job(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 
 from lgos_gateways.mcp_demo_db import DBHUB_ENTRY, dbhub_command
+from pydantic import TypeAdapter, ValidationError
 
 from lgos_stack import jobs
 from lgos_stack.keys import (
@@ -128,6 +129,16 @@ def registry_env() -> dict[str, str]:
     return env | ({"LGOS_APP_DIR": os.path.abspath(app_dir)} if app_dir else {})
 
 
+def reload_args() -> list[str]:
+    """``--reload`` when LGOS_RELOAD is on (read as LGOS reads its settings): a change of the
+    served code restarts LGOS and its worker. An invalid value is left for LGOS to report."""
+    try:
+        on = TypeAdapter(bool).validate_python(os.environ.get("LGOS_RELOAD") or "false")
+    except ValidationError:
+        return []
+    return ["--reload"] if on else []
+
+
 def lgos(ports: Ports) -> Component:
     return _lgos("lgos", "serve", ports.lgos, ports, setup=jobs.prepare_knowledge)
 
@@ -140,7 +151,7 @@ def _lgos(
     name: str, command: str, port: int, ports: Ports, setup: Setup | None = None
 ) -> Component:
     """``lgos serve`` or ``lgos worker`` of LGOS_REGISTRY: the same settings for both."""
-    args = [sys.executable, "-m", "lgos", command, "--port", str(port)]
+    args = [sys.executable, "-m", "lgos", command, "--port", str(port), *reload_args()]
     return Component(name=name, port=port, args=args, env=lgos_env(ports), setup=setup)
 
 

@@ -1,7 +1,7 @@
 """``lgos serve [MODULE:FACTORY ...]`` serves registries (default: ``LGOS_REGISTRY``);
-``lgos worker [MODULE:FACTORY ...]`` runs their background jobs (distributed engine);
-``lgos sweep`` deletes expired interrupt runs; ``lgos new NAME`` generates a project serving
-one graph of your own."""
+``lgos worker [MODULE:FACTORY ...]`` runs their background jobs (distributed engine); with
+``--reload`` either restarts on a change of the served code; ``lgos sweep`` deletes expired
+interrupt runs; ``lgos new NAME`` generates a project serving one graph of your own."""
 
 from __future__ import annotations
 
@@ -9,16 +9,18 @@ import argparse
 import asyncio
 import functools
 import logging
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn, TypeVar
 
 from pydantic import ValidationError
 from service_kit.logs import configure_logging
-from service_kit.serve import add_bind_options, bind_overrides, serve
+from service_kit.reload import supervise, without_reload
+from service_kit.serve import add_bind_options, add_reload_option, bind_overrides, serve
 
 from lgos.app import build_runners, create_app
 from lgos.background.worker import Worker
@@ -26,21 +28,39 @@ from lgos.config import GraphRegistry
 from lgos.gc_tuning import tune_collector
 from lgos.interrupts.persistence import open_saver
 from lgos.interrupts.sweep import delete_expired_interrupt_runs
-from lgos.loader import TargetError, load_registries, parse_targets
+from lgos.loader import TargetError, load_registries, parse_targets, source_folders
 from lgos.protocol.responses.background import execute_job
 from lgos.scaffold import ScaffoldError, create_project, next_steps
 from lgos.settings import LGOSSettings
 from lgos.state import AppState
 from lgos.storage import PostgresLimits
 
+T = TypeVar("T")
+
+GRACEFUL_SHUTDOWN = 5
+"""Seconds `lgos serve` lets in-flight requests finish when it stops (or reloads)."""
+
 
 def registry_or_exit(settings: LGOSSettings) -> GraphRegistry:
     """The merged registry ``settings`` name, or one line on stderr and exit status 2."""
+    return _targets_or_exit(settings, load_registries)
+
+
+def reload_or_exit(settings: LGOSSettings, argv: Sequence[str], grace: float) -> NoReturn:
+    """Run this command again, without reloading, as a child restarted on each change of the
+    targets' code (see ``service_kit.reload``); exits with the last child's status."""
+    folders = _targets_or_exit(settings, source_folders)
+    command = [sys.executable, "-m", "lgos", *without_reload(argv)]
+    env = {**os.environ, "LGOS_RELOAD": "false"}
+    raise SystemExit(supervise(command, folders, env=env, grace=grace))
+
+
+def _targets_or_exit(settings: LGOSSettings, use: Callable[[Sequence[str], Path | None], T]) -> T:
     if not settings.registry:
         sys.stderr.write("lgos: nothing to serve: name MODULE:FACTORY or set LGOS_REGISTRY\n")
         raise SystemExit(2)
     try:
-        return load_registries(settings.registry, settings.app_dir)
+        return use(settings.registry, settings.app_dir)
     except TargetError as error:
         sys.stderr.write(f"lgos: {error}\n")
         raise SystemExit(2) from None
@@ -89,6 +109,7 @@ def add_target_options(command: argparse.ArgumentParser) -> None:
         type=Path,
         help="import the targets from this folder (LGOS_APP_DIR; default: the current directory)",
     )
+    add_reload_option(command, env_prefix="LGOS_")
 
 
 def target_overrides(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
@@ -101,6 +122,8 @@ def target_overrides(parser: argparse.ArgumentParser, args: argparse.Namespace) 
             parser.error(str(error))  # exits 2 with the usage line
     if args.app_dir is not None:
         overrides["app_dir"] = args.app_dir
+    if args.reload:
+        overrides["reload"] = True
     return overrides
 
 
@@ -116,6 +139,7 @@ def new_project(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(prog="lgos", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     serve_command = commands.add_parser("serve", help="serve a graph registry over the OpenAI API")
@@ -147,6 +171,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         extra.update(target_overrides(commands.choices[args.command], args))
         settings = settings_from_env(background="distributed", **extra)
         configure_logging(settings.log_level)
+        if settings.reload:
+            reload_or_exit(settings, argv, grace=settings.worker_shutdown_grace + 10)
         asyncio.run(run_worker(registry_or_exit(settings), settings, args.port))
         return
     if args.command == "sweep":
@@ -160,6 +186,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     overrides = target_overrides(commands.choices[args.command], args)
     settings = settings_from_env(**bind_overrides(args), **overrides)
     configure_logging(settings.log_level)
+    if settings.reload:
+        reload_or_exit(settings, argv, grace=GRACEFUL_SHUTDOWN + 5)
     app = create_app(registry_or_exit(settings), settings)
     tune_collector(settings.gc_thresholds)
     logging.getLogger("lgos").info(
@@ -170,7 +198,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
-        timeout_graceful_shutdown=5,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN,
     )
 
 

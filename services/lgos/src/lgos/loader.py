@@ -8,6 +8,7 @@ the cause: the CLI prints it instead of a traceback.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 import traceback
 from collections.abc import Iterable, Sequence
@@ -51,6 +52,27 @@ def load_registries(targets: Sequence[str], app_dir: Path | None = None) -> Grap
     if merged is None:
         raise TargetError("no registry named: expected MODULE:ATTR")
     return merged
+
+
+def source_folders(targets: Sequence[str], app_dir: Path | None = None) -> list[Path]:
+    """The folders the targets' code comes from, without importing it: each top-level package's
+    folder, or the folder of a top-level module (the app directory for a module that is not
+    found yet, so that creating it is a change too)."""
+    where = _import_from(app_dir)
+    folders: list[Path] = []
+    for target in targets:
+        top = target.partition(":")[0].split(".")[0]
+        spec = importlib.util.find_spec(top)
+        if spec is None:
+            found = [where]
+        elif spec.submodule_search_locations:  # a package, or a namespace package's parts
+            found = [Path(location) for location in spec.submodule_search_locations]
+        elif spec.origin and spec.has_location:
+            found = [Path(spec.origin).parent]
+        else:  # built into the interpreter: nothing to watch
+            found = []
+        folders.extend(folder for folder in found if folder not in folders)
+    return folders
 
 
 def load_registry(target: str, where: Path) -> GraphRegistry:

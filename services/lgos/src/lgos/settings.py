@@ -38,6 +38,10 @@ class LGOSSettings(BaseSettings):
     app_dir: Path | None = None
     """The folder the registry modules are imported from; unset: the current directory."""
 
+    reload: bool = False
+    """`lgos serve` and `lgos worker` restart when a *.py file changes in the folders the
+    registry modules come from (for authors; a paused review survives with PostgreSQL)."""
+
     host: str = "127.0.0.1"
     port: int = Field(default=3004, ge=1, le=65535)
     log_level: Literal["debug", "info", "warning", "error"] = "info"

@@ -21,6 +21,16 @@ def add_bind_options(parser: argparse.ArgumentParser, *, env_prefix: str, port: 
     parser.add_argument("--port", type=int, help=f"port ({env_prefix}PORT, default {port})")
 
 
+def add_reload_option(parser: argparse.ArgumentParser, *, env_prefix: str) -> None:
+    """``--reload`` (see :mod:`service_kit.reload`), which overrides ``{env_prefix}RELOAD``."""
+    parser.add_argument(
+        "--reload",
+        action="store_true",
+        default=None,
+        help=f"restart on a change of the served code ({env_prefix}RELOAD, default off)",
+    )
+
+
 def bind_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The bind options given on the command line, as settings overrides."""
     given = {name: getattr(args, name) for name in ("host", "port")}
