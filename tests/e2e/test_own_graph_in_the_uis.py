@@ -15,15 +15,16 @@ import re
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
 from lgos_stack.components import DEMO_REGISTRY
 from playwright.sync_api import Browser
 
-from tests.support.browser import BrowserUI, Person, screenshot_dir
+from tests.support.browser import Person, browser_user, screenshot_dir
 from tests.support.devstack import DEVSTACK, GATEWAY_KEY, detached_stack, pg_data_dir
 from tests.support.ui_people import ChainlitUser, WebUIUser
 
@@ -32,6 +33,7 @@ SCREENSHOTS = "own-graph"
 MODEL = "lgos/my-graph"
 DESCRIPTION = "My own graph"
 CHANGED = "My own graph, now changed"
+P = TypeVar("P", bound=Person)
 
 MY_GRAPHS = """
 import os
@@ -54,10 +56,7 @@ async def answer(state: MessagesState) -> dict:
 
 
 def build():
-    builder = StateGraph(MessagesState)
-    builder.add_node("answer", answer)
-    builder.add_edge(START, "answer")
-    return builder.compile()
+    return StateGraph(MessagesState).add_node(answer).add_edge(START, "answer").compile()
 
 
 def create_registry() -> GraphRegistry:
@@ -98,10 +97,15 @@ def shots() -> Path:
     return screenshot_dir(SCREENSHOTS)
 
 
-def ui(
-    browser: Browser, stack: dict[str, str], kind: type[Person], port: str, shots: Path
-) -> BrowserUI:
-    return BrowserUI(browser, kind, f"http://127.0.0.1:{stack[port]}", shots)
+@contextmanager
+def signed_in(
+    browser: Browser, stack: dict[str, str], kind: type[P], shots: Path, journey: str
+) -> Iterator[P]:
+    """A person of ``kind`` signed in through its UI's form, in a fresh browser context."""
+    port = stack["CHAINLIT_PORT" if kind is ChainlitUser else "OPEN_WEBUI_PORT"]
+    with browser_user(browser, kind, f"http://127.0.0.1:{port}", shots, journey) as person:
+        person.login()
+        yield person
 
 
 def gateway(stack: dict[str, str]) -> httpx.Client:
@@ -185,13 +189,10 @@ def test_the_gateway_lists_my_graph_with_its_extension(stack: dict[str, str]) ->
 def test_chainlit_lists_my_graph_and_streams_a_chat(
     browser: Browser, stack: dict[str, str], shots: Path
 ) -> None:
-    with ui(browser, stack, ChainlitUser, "CHAINLIT_PORT", shots).user("chainlit") as user:
-        person = user
-        assert isinstance(person, ChainlitUser)
-        person.login()
+    with signed_in(browser, stack, ChainlitUser, shots, "chainlit") as person:
         chainlit_profile(person, DESCRIPTION)
         person.shot("my-graph among the profiles")
-        person.page.keyboard.press("Escape")
+        person.new_chat()  # a fresh page: the profile list closed
         person.open("my-graph")
         person.ask("Hello my graph", 'You said: "Hello my graph"')
         person.shot("streamed answer from my-graph")
@@ -201,13 +202,12 @@ def test_chainlit_lists_my_graph_and_streams_a_chat(
 def test_open_webui_lists_my_graph_and_streams_a_chat(
     browser: Browser, stack: dict[str, str], shots: Path
 ) -> None:
-    with ui(browser, stack, WebUIUser, "OPEN_WEBUI_PORT", shots).user("open-webui") as user:
-        person = user
-        assert isinstance(person, WebUIUser)
-        person.login()
+    with signed_in(browser, stack, WebUIUser, shots, "open-webui") as person:
         person.page.get_by_role("button", name=re.compile("^Selected model")).first.click()
         person.expect_text("my-graph")
         person.expect_text("simple-graph")
+        person.page.get_by_placeholder("Search a model").fill("graph")
+        person.page.get_by_text("my-graph", exact=True).last.scroll_into_view_if_needed()
         person.shot("my-graph in the model list")
         person.page.keyboard.press("Escape")
         webui_model(person, DESCRIPTION)
@@ -230,14 +230,10 @@ def test_a_changed_description_reaches_both_uis_after_one_sync(
     print(f"restart and one sync took {time.monotonic() - started:.0f}s")
     assert "open-webui" in said, said
     assert published_description(stack) == CHANGED
-    with ui(browser, stack, ChainlitUser, "CHAINLIT_PORT", shots).user("changed-chainlit") as p:
-        assert isinstance(p, ChainlitUser)
-        p.login()
-        chainlit_profile(p, CHANGED)
-        p.shot("the changed description among the profiles")
-    with ui(browser, stack, WebUIUser, "OPEN_WEBUI_PORT", shots).user("changed-open-webui") as p:
-        assert isinstance(p, WebUIUser)
-        p.login()
-        webui_model(p, CHANGED)
-        p.shot("the changed description in a new chat")
+    with signed_in(browser, stack, ChainlitUser, shots, "changed-chainlit") as person:
+        chainlit_profile(person, CHANGED)
+        person.shot("the changed description among the profiles")
+    with signed_in(browser, stack, WebUIUser, shots, "changed-open-webui") as webui:
+        webui_model(webui, CHANGED)
+        webui.shot("the changed description in a new chat")
     assert ui_pids(stack) == before  # neither UI was restarted
