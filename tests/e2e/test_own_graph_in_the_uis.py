@@ -2,8 +2,8 @@
 ``my_graphs:create_registry`` from a folder of its own (LGOS_REGISTRY, LGOS_APP_DIR). Through
 the real LiteLLM gateway the graph is listed with its ``lgos`` extension; Chainlit and Open WebUI
 (Debian's Chromium, Playwright) list it with its description and stream a chat with it. Then
-its description changes in the file: LGOS restarts, one catalog sync (what `make gateway-sync`
-runs) publishes it, and both UIs show it without a restart of their own.
+the file changes (a new description, a second graph): LGOS restarts, one catalog sync (what
+`make gateway-sync` runs) publishes it, and both UIs show both without a restart of their own.
 
 One stack with both UIs for the module. Screenshots: .dev/screenshots/own-graph/.
 """
@@ -43,6 +43,7 @@ from langgraph.graph import START, MessagesState, StateGraph
 from lgos import GraphConfig, GraphRegistry
 
 DESCRIPTION = {description!r}
+GRAPHS = {graphs!r}
 
 
 async def answer(state: MessagesState) -> dict:
@@ -60,12 +61,14 @@ def build():
 
 
 def create_registry() -> GraphRegistry:
-    return GraphRegistry.of({{"my-graph": GraphConfig(graph=build, description=DESCRIPTION)}})
+    return GraphRegistry.of(
+        {{name: GraphConfig(graph=build, description=DESCRIPTION) for name in GRAPHS}}
+    )
 """
 
 
-def write_graph(folder: Path, description: str) -> None:
-    (folder / "my_graphs.py").write_text(MY_GRAPHS.format(description=description))
+def write_graph(folder: Path, description: str, graphs: tuple[str, ...] = ("my-graph",)) -> None:
+    (folder / "my_graphs.py").write_text(MY_GRAPHS.format(description=description, graphs=graphs))
 
 
 @pytest.fixture(scope="module")
@@ -116,10 +119,10 @@ def gateway(stack: dict[str, str]) -> httpx.Client:
     )
 
 
-def published_description(stack: dict[str, str]) -> str:
+def published_description(stack: dict[str, str], model: str = MODEL) -> str:
     with gateway(stack) as client:
         info = client.get("/model/info").raise_for_status().json()["data"]
-    entry = next(item for item in info if item["model_name"] == MODEL)
+    entry = next(item for item in info if item["model_name"] == model)
     lgos: dict[str, Any] = entry["model_info"]["lgos"]
     assert "features" in lgos  # the whole extension, not only a description
     description: str = lgos["description"]
@@ -143,36 +146,40 @@ def devstack(stack: dict[str, str], *args: str) -> str:
 # -- the steps each UI takes -------------------------------------------------------------------
 
 
-def chainlit_profile(person: ChainlitUser, description: str, timeout: float = 30.0) -> None:
-    """The profile list (re-read on each page load) shows my-graph with ``description``."""
+def chainlit_profile(
+    person: ChainlitUser, description: str, graph: str = "my-graph", timeout: float = 30.0
+) -> None:
+    """The profile list (re-read on each page load) shows ``graph`` with ``description``."""
     deadline = time.monotonic() + timeout
     while True:
         person.page.goto(person.base_url)
         person.settle()
         person.page.click("#chat-profiles")
-        item = person.page.locator('[data-test="select-item:my-graph"]')
+        item = person.page.locator(f'[data-test="select-item:{graph}"]')
         if item.count():
             item.hover()
             person.page.wait_for_timeout(500)
             if description in person.text():
                 return
         if time.monotonic() > deadline:
-            person.fail(f"the my-graph profile described {description!r}")
+            person.fail(f"the {graph} profile described {description!r}")
         person.page.keyboard.press("Escape")
         person.page.wait_for_timeout(1000)
 
 
-def webui_model(person: WebUIUser, description: str, timeout: float = 45.0) -> None:
-    """A new chat with lgos.my-graph shows the model's name and ``description``."""
+def webui_model(
+    person: WebUIUser, description: str, graph: str = "my-graph", timeout: float = 45.0
+) -> None:
+    """A new chat with ``lgos.<graph>`` shows the model's name and ``description``."""
     deadline = time.monotonic() + timeout
     while True:
-        person.page.goto(f"{person.base_url}/?models=lgos.my-graph")
+        person.page.goto(f"{person.base_url}/?models=lgos.{graph}")
         person.settle()
         person.page.wait_for_timeout(1000)
-        if "my-graph" in person.text() and description in person.text():
+        if graph in person.text() and description in person.text():
             return
         if time.monotonic() > deadline:
-            person.fail(f"the model my-graph described {description!r}")
+            person.fail(f"the model {graph} described {description!r}")
 
 
 # -- the journeys --------------------------------------------------------------------------------
@@ -218,11 +225,11 @@ def test_open_webui_lists_my_graph_and_streams_a_chat(
         assert len(person.growth()) > 5, "the answer arrived whole, not token by token"
 
 
-def test_a_changed_description_reaches_both_uis_after_one_sync(
+def test_a_changed_and_a_new_graph_reach_both_uis_after_one_sync(
     browser: Browser, stack: dict[str, str], app_dir: Path, shots: Path
 ) -> None:
     before = ui_pids(stack)
-    write_graph(app_dir, CHANGED)
+    write_graph(app_dir, CHANGED, ("my-graph", "my-second-graph"))
     started = time.monotonic()
     devstack(stack, "restart", "lgos")
     devstack(stack, "restart", "lgos-worker")
@@ -230,10 +237,15 @@ def test_a_changed_description_reaches_both_uis_after_one_sync(
     print(f"restart and one sync took {time.monotonic() - started:.0f}s")
     assert "open-webui" in said, said
     assert published_description(stack) == CHANGED
+    assert published_description(stack, "lgos/my-second-graph") == CHANGED
     with signed_in(browser, stack, ChainlitUser, shots, "changed-chainlit") as person:
         chainlit_profile(person, CHANGED)
         person.shot("the changed description among the profiles")
+        chainlit_profile(person, CHANGED, "my-second-graph")
+        person.shot("the new graph among the profiles")
     with signed_in(browser, stack, WebUIUser, shots, "changed-open-webui") as webui:
         webui_model(webui, CHANGED)
         webui.shot("the changed description in a new chat")
+        webui_model(webui, CHANGED, "my-second-graph")
+        webui.shot("the new graph in a new chat")
     assert ui_pids(stack) == before  # neither UI was restarted
