@@ -114,12 +114,8 @@ dev-status: $(SYNCED)
 	$(RUN) python scripts/devstack.py status
 
 # After a graph change: republish LGOS's catalog to the running gateway (restart + verify).
-gateway-sync: $(SYNCED)
-	OPENAI_GATEWAY_API_KEY=$${OPENAI_GATEWAY_API_KEY:-sk-lgos-local-dev} \
-	LGOS_API_KEY=$${LGOS_API_KEY:-sk-lgos-local-only} $(RUN) lgos-litellm-sync \
-		--lgos-url http://127.0.0.1:$${LGOS_PORT:-3004} --config .dev/litellm.yaml \
-		--upstream-key os.environ/LGOS_API_KEY \
-		--reload-pid-file .dev/litellm.pid --gateway-url http://127.0.0.1:$${OPENAI_GATEWAY_PORT:-3000}
+gateway-sync: $(SYNCED)  ## publish LGOS's catalog to the gateway and Open WebUI (no UI restart)
+	$(RUN) python scripts/devstack.py sync
 
 lint: $(SYNCED)
 	$(RUN) ruff check .

@@ -12,111 +12,23 @@ import signal
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 import yaml
-from playwright.sync_api import WebSocket
 
 from tests.support import browser
-from tests.support.browser import BrowserUI, Person
+from tests.support.browser import BrowserUI
 from tests.support.devstack import DEVSTACK, GATEWAY_KEY, files_service
+from tests.support.ui_people import CHAINLIT_PASSWORD, CHAINLIT_USER, ChainlitUser
 
 pytestmark = pytest.mark.socket
 SCREENSHOTS = "chainlit"
 UI_PORT = "CHAINLIT_PORT"
 
-USER, PASSWORD = "admin", "lgos-local-dev"
+USER, PASSWORD = CHAINLIT_USER, CHAINLIT_PASSWORD
 STARTUP = ("Chainlit UI:", f"login {USER} / {PASSWORD}")
 STACK_ENV = {"CHAINLIT_CATALOG_TTL": "1", "DEMO_API_REPORT_STEP_SECONDS": "2"}
-SOCKET_SETTLE_MS = 1500
-"""Chainlit's socket connects a moment after #chat-input shows (FINDINGS)."""
-
-
-class ChainlitUser(Person):
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
-        self.stream_tokens = 0
-        self.page.on("websocket", self._watch)
-
-    def _watch(self, socket: WebSocket) -> None:
-        def frame(payload: str | bytes) -> None:
-            if isinstance(payload, str) and '"stream_token"' in payload:
-                self.stream_tokens += 1
-
-        socket.on("framereceived", frame)
-
-    def settle(self) -> None:
-        self.expect_visible("#chat-input")
-        self.page.wait_for_timeout(SOCKET_SETTLE_MS)
-
-    def login(self) -> None:
-        self.page.goto(self.base_url)
-        self.expect_visible("#email")
-        self.page.fill("#email", USER)
-        self.page.fill("#password", PASSWORD)
-        self.shot("login form")
-        self.page.click("button[type=submit]")
-        self.settle()
-
-    def open(self, graph: str) -> None:
-        self.page.click("#chat-profiles")
-        self.page.click(f'[data-test="select-item:{graph}"]')
-        confirm = self.page.locator("#confirm")
-        if confirm.is_visible():
-            confirm.click()
-        self.page.wait_for_function(
-            "g => document.querySelector('#chat-profiles')?.innerText.includes(g)", arg=graph
-        )
-        self.settle()
-
-    def send(self, text: str) -> None:
-        self.page.fill("#chat-input", text)
-        self.page.keyboard.press("Enter")
-
-    def attach(self, path: Path) -> None:
-        self.page.set_input_files("#upload-button-input", str(path))
-        self.expect_text(path.name)
-        self.shot("file attached")
-
-    def choose(self, choice: str) -> None:
-        self.click_button(choice.capitalize())
-
-    def revise(self, feedback: str) -> None:
-        self.send(feedback)  # a typed message answers a pending review
-
-    def wait_idle(self, timeout: float = 60.0) -> None:
-        """The run is over when Chainlit's stop button is gone."""
-        self.page.wait_for_timeout(300)
-        try:
-            self.page.wait_for_selector("#stop-button", state="detached", timeout=timeout * 1000)
-        except Exception:
-            self.fail("the run to finish (the stop button to go)")
-
-    def choose_setting(self, setting: str, value: str) -> None:
-        self.page.click("#chat-settings-open-modal")
-        self.expect_visible("#chat-settings")
-        self.page.click(f"#{setting}")
-        self.page.get_by_role("option", name=value, exact=True).click()
-        self.shot(f"{setting} set to {value}")
-        self.page.click("#confirm")
-        self.page.locator("#chat-settings").wait_for(state="detached")
-
-    def answers(self) -> list[str]:
-        return self.page.locator(
-            '.step[data-step-type="assistant_message"] .message-content'
-        ).all_inner_texts()
-
-    def click_button(self, label: str) -> None:
-        button = self.page.get_by_role("button", name=label, exact=True)
-        try:
-            button.last.wait_for(state="visible", timeout=30_000)
-        except Exception:
-            self.fail(f"a {label!r} button")
-        button.last.click()
-
-
 PERSON = ChainlitUser
 
 

@@ -15,7 +15,7 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -27,16 +27,16 @@ from openai import AsyncOpenAI
 
 from tests.support import browser
 from tests.support.advanced import note_files, store_file_ids
-from tests.support.browser import Person
 from tests.support.clients import sdk_client
 from tests.support.devstack import DEVSTACK, GATEWAY_KEY
 from tests.support.servers import ROOT
+from tests.support.ui_people import WEBUI_EMAIL, WEBUI_PASSWORD, WebUIUser
 
 pytestmark = pytest.mark.socket
 SCREENSHOTS = "open-webui"
 UI_PORT = "OPEN_WEBUI_PORT"
 
-EMAIL, PASSWORD = "admin@lgos.local", "lgos-local-dev"
+EMAIL, PASSWORD = WEBUI_EMAIL, WEBUI_PASSWORD
 STARTUP = (f"login {EMAIL} / {PASSWORD}",)
 STACK_ENV = {
     # No LGOS_MCP_GRAPHS: simple-graph and advanced-graph declare mcp_tools themselves.
@@ -47,137 +47,6 @@ STACK_ENV = {
 }
 T = TypeVar("T")
 GRAPHS = ("simple-graph", "status-events", "server-tools", "interruptible-approval")
-
-
-class WebUIUser(Person):
-    def settle(self) -> None:
-        self.expect_visible("#chat-input", timeout=60)
-
-    def attach(self, path: Path) -> None:
-        self.page.locator("input[type=file]").first.set_input_files(str(path))
-        self.expect_text(path.name)
-        self.page.wait_for_timeout(1500)  # Open WebUI stores the upload before the send
-        self.shot("file attached")
-
-    def choose(self, choice: str) -> None:
-        self.card_option(choice)
-
-    def revise(self, feedback: str) -> None:
-        self.card_other(feedback)
-
-    def review_shown(self, timeout: float = 30.0) -> None:
-        self.expect_text("Review requested", timeout)
-        self.expect_visible("text=Go ahead as drafted.")  # Open WebUI's ask-user card
-
-    def draft_shown(self) -> None:
-        """The draft is Markdown rendered as such: its title is a heading, not literal '#'."""
-        draft = self.page.locator("#messages-container").locator("h1, h2, h3, h4")
-        headings = draft.all_inner_texts()
-        if not any(h.strip() and h.strip() != "Review requested" for h in headings):
-            self.fail(f"the draft's title rendered as a heading (headings: {headings})")
-
-    def transcript(self) -> str:
-        return self.messages()
-
-    def watch_growth(self) -> None:
-        """Record each size the transcript takes (a streamed answer grows in many steps)."""
-        self.page.evaluate(
-            """() => {
-              window.__sizes = [];
-              new MutationObserver(() => {
-                const m = document.querySelector('#messages-container');
-                const n = m ? m.innerText.length : 0;
-                if (window.__sizes[window.__sizes.length - 1] !== n) window.__sizes.push(n);
-              }).observe(document.body, {subtree: true, childList: true, characterData: true});
-            }"""
-        )
-
-    def growth(self) -> list[int]:
-        sizes: list[int] = self.page.evaluate("window.__sizes")
-        return sizes
-
-    def login(self) -> None:
-        self.page.goto(f"{self.base_url}/auth")
-        self.expect_visible("input[type=email]", timeout=60)
-        self.page.fill("input[type=email]", EMAIL)
-        self.page.fill("input[type=password]", PASSWORD)
-        self.shot("login form")
-        self.page.keyboard.press("Enter")
-        self.expect_visible("#chat-input", timeout=60)
-        # The release-notes dialog shows once per user (FINDINGS).
-        notes = self.page.get_by_role("button", name="Okay, Let's Go!")
-        try:
-            notes.wait_for(state="visible", timeout=5_000)
-            notes.click()
-        except Exception:
-            pass
-
-    def open(self, graph: str) -> None:
-        self.page.goto(f"{self.base_url}/?models=lgos.{graph}")
-        self.expect_visible("#chat-input")
-        self.page.wait_for_function(
-            "g => document.body.innerText.includes(g)", arg=graph, timeout=30_000
-        )
-        self.page.wait_for_timeout(1000)  # the socket connects a moment after the input shows
-
-    def send(self, text: str) -> None:
-        self.page.click("#chat-input")
-        self.page.keyboard.type(text)
-        self.page.keyboard.press("Enter")
-
-    def wait_idle(self, timeout: float = 90.0) -> None:
-        """A turn is over when Open WebUI's Stop button is gone."""
-        self.page.wait_for_timeout(500)
-        try:
-            self.page.get_by_role("button", name="Stop", exact=True).wait_for(
-                state="detached", timeout=timeout * 1000
-            )
-        except Exception:
-            self.fail("the turn to finish (the Stop button to go)")
-
-    def messages(self) -> str:
-        return self.page.inner_text("#messages-container")
-
-    def card_other(self, text: str) -> None:
-        """Type a revision in the ask-user card's own *Other* field and submit it."""
-        field = self.page.get_by_placeholder("Type your answer")
-        try:
-            field.last.wait_for(state="visible", timeout=30_000)
-        except Exception:
-            self.fail("the review card's Other field for a revision")
-        field.last.click()
-        self.page.keyboard.type(text)
-        self.shot("revision typed on the card")
-        self.page.get_by_role("button", name="Submit answers").click()
-
-    def status_history(self, lines: Sequence[str]) -> None:
-        """Open the latest answer's status history; each line shows, in this order."""
-        toggle = self.page.get_by_role("button", name="Toggle status history")
-        if toggle.count():
-            toggle.last.click()
-        for line in lines:
-            self.expect_text(line)
-        # The history lists every line under the latest one (shown first): read it from the end.
-        shown = self.messages()
-        positions = [shown.rindex(line) for line in lines]
-        if positions != sorted(positions):
-            self.fail(f"the status lines in the order {list(lines)}")
-
-    def chat_id(self) -> str:
-        self.page.wait_for_url(re.compile(r"/c/"))
-        return self.page.url.rsplit("/c/", 1)[1].split("?")[0]
-
-    def card_option(self, label: str) -> None:
-        """Choose an option on Open WebUI's ask-user card (a single question submits at once)."""
-        option = self.page.get_by_role("button", name=re.compile(f"^{re.escape(label)}\\b"))
-        try:
-            option.last.wait_for(state="visible", timeout=30_000)
-        except Exception:
-            self.fail(f"the review card's {label!r} option")
-        option.last.click()
-        submit = self.page.get_by_role("button", name="Submit answers")
-        if submit.count() and submit.is_enabled():
-            submit.click()
 
 
 PERSON = WebUIUser

@@ -244,3 +244,47 @@ def test_a_kept_secret_survives_restarts_unless_the_environment_sets_one(
     third = Stack(Ports.from_env())
     jobs.keep_secret(third, "WEBUI_SECRET_KEY", "open-webui-secret")
     assert third.env["WEBUI_SECRET_KEY"] == "from-env"
+
+
+def test_one_sync_republishes_to_the_gateway_then_open_webui_when_it_answers(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import http.server
+    import threading
+
+    ran: list[tuple[str, tuple[str, ...]]] = []
+
+    def fake_job(what: str, module: str, *args: str, env: dict[str, str]) -> None:
+        ran.append((what, args))
+
+    monkeypatch.setattr(jobs, "run_job", fake_job)
+    monkeypatch.setenv("OPEN_WEBUI_PORT", str(free_port()))
+    runner.sync(said()[1])  # Open WebUI does not answer: the gateway alone
+    assert [what for what, _ in ran] == ["gateway-sync"]
+    args = ran[0][1]
+    assert args[args.index("--reload-pid-file") + 1] == str(tmp_path / "litellm.pid")
+    assert args[args.index("--gateway-url") + 1] == f"http://127.0.0.1:{Ports.from_env().gateway}"
+    assert "--reseed" not in args  # a running stack keeps the served config's operator entries
+
+    class Health(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200 if self.path == "/health" else 404)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            return None
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Health)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setenv("OPEN_WEBUI_PORT", str(server.server_port))
+        ran.clear()
+        lines, say = said()
+        runner.sync(say)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert [what for what, _ in ran] == ["gateway-sync", "open-webui-setup"]
+    args = ran[1][1]
+    assert args[args.index("--url") + 1] == f"http://127.0.0.1:{server.server_port}"
+    assert any("open-webui" in line for line in lines)

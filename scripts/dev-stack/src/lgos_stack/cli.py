@@ -5,10 +5,13 @@
     python scripts/devstack.py down          # stop a detached stack
     python scripts/devstack.py status
     python scripts/devstack.py restart chainlit   # one component of a detached stack
+    python scripts/devstack.py sync  # publish LGOS's catalog to the gateway and Open WebUI
 
 The gateway (LiteLLM) listens on 3000 with the key OPENAI_GATEWAY_API_KEY (a local default when
 unset); its catalog is synced from LGOS once LGOS is healthy. dbhub serves the read-only MCP demo
-database to the gateway. Re-sync after a graph change: `make gateway-sync`.
+database to the gateway. Re-sync after a graph change: `make gateway-sync` (the `sync` command):
+LiteLLM restarts with the new catalog, Open WebUI's model entries follow, Chainlit re-reads it
+within seconds; neither UI restarts.
 
 Ports and the state folder can be overridden (tests run a private stack on free ports):
 LGOS_PORT, LGOS_WORKER_PORT (health only, default 3011), OFFLINE_MODEL_PORT, SEARXNG_PORT,
@@ -48,6 +51,7 @@ def main(argv: list[str] | None = None) -> None:
     commands.add_parser("status")
     restart_parser = commands.add_parser("restart")
     restart_parser.add_argument("component")
+    commands.add_parser("sync")
     args = parser.parse_args(argv)
     if args.command == "up":
         sys.exit(runner.up(args.detach, say, warn))
@@ -55,5 +59,7 @@ def main(argv: list[str] | None = None) -> None:
         runner.down(say)
     elif args.command == "restart":
         runner.restart(args.component, say)
+    elif args.command == "sync":
+        runner.sync(say)
     else:
         sys.exit(runner.status(say))

@@ -89,10 +89,8 @@ def prepare_knowledge(component: Component, stack: Stack) -> None:
     stack.env["DEMO_API_VECTOR_STORE_ID"] = id_file.read_text().strip()
 
 
-def sync_gateway_catalog(component: Component, stack: Stack) -> None:
-    """LGOS is healthy by now (components start in order): publish its catalog to LiteLLM."""
-    # --reseed: each start serves gateways/litellm/config.yaml as it is now, so edits and updates
-    # to the operator file are never shadowed by the served copy in the state folder.
+def litellm_sync(stack: Stack, *extra: str) -> None:
+    """Publish LGOS's catalog into the LiteLLM config the stack serves."""
     run_job(
         "gateway-sync",
         "lgos_gateways.litellm_sync",
@@ -100,11 +98,28 @@ def sync_gateway_catalog(component: Component, stack: Stack) -> None:
         f"http://127.0.0.1:{stack.ports.lgos}",
         "--config",
         str(state_dir() / "litellm.yaml"),
-        "--reseed",
         # LiteLLM reads the key from its own environment; the config names only the variable.
         "--upstream-key",
         "os.environ/LGOS_API_KEY",
-        env={"LGOS_API_KEY": lgos_key()},
+        *extra,
+        env={"LGOS_API_KEY": lgos_key(), "OPENAI_GATEWAY_API_KEY": gateway_key()},
+    )
+
+
+def sync_gateway_catalog(component: Component, stack: Stack) -> None:
+    """LGOS is healthy by now (components start in order): publish its catalog to LiteLLM."""
+    # --reseed: each start serves gateways/litellm/config.yaml as it is now, so edits and updates
+    # to the operator file are never shadowed by the served copy in the state folder.
+    litellm_sync(stack, "--reseed")
+
+
+def resync_gateway_catalog(stack: Stack) -> None:
+    """A running stack's catalog sync: rewrite the config, restart LiteLLM when it changed and
+    return once the gateway serves every graph."""
+    litellm_sync(
+        stack,
+        *("--reload-pid-file", str(state_dir() / "litellm.pid")),
+        *("--gateway-url", f"http://127.0.0.1:{stack.ports.gateway}"),
     )
 
 
@@ -132,11 +147,17 @@ def prepare_open_webui(component: Component, stack: Stack) -> None:
 
 def install_open_webui_pipe(component: Component, stack: Stack) -> None:
     """Open WebUI answers: install or update the LGOS pipe and its model entries."""
+    sync_open_webui_models(stack)
+
+
+def sync_open_webui_models(stack: Stack) -> None:
+    """Install or update the LGOS pipe and keep one model entry per graph of the gateway's
+    catalog (Open WebUI writes descriptions only through its admin API, not from the pipe)."""
     run_job(
         "open-webui-setup",
         str(OPEN_WEBUI_INSTALLER),
         "--url",
-        f"http://127.0.0.1:{component.port}",
+        f"http://127.0.0.1:{stack.ports.open_webui}",
         "--gateway-url",
         f"http://127.0.0.1:{stack.ports.gateway}/v1",
         env={**open_webui_admin(), "OPENAI_GATEWAY_API_KEY": gateway_key()},

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
-from lgos_stack import keys
+from lgos_stack import jobs, keys
 from lgos_stack.components import components, planned
 from lgos_stack.model import Component, Stack
 from lgos_stack.paths import ROOT, state_dir
@@ -210,6 +210,19 @@ def restart(name: str, say: Say) -> None:
     started[name] = Started.of(process.pid)
     record(started)
     say(f"{name:14} healthy on {component.health_url}")
+
+
+def sync(say: Say) -> None:
+    """One catalog sync of a running stack: LGOS's graphs into LiteLLM (restarted when the
+    catalog changed), then into Open WebUI's model entries when Open WebUI answers; Chainlit
+    reads the gateway's catalog itself, within its cache's TTL."""
+    stack = Stack(Ports.from_env())
+    jobs.resync_gateway_catalog(stack)
+    say(f"gateway         serves LGOS's catalog on http://127.0.0.1:{stack.ports.gateway}")
+    plan = {component.name: component for component in components(stack.ports)}
+    if healthy(plan["open-webui"]):
+        jobs.sync_open_webui_models(stack)
+        say(f"open-webui      model entries synced on http://127.0.0.1:{stack.ports.open_webui}")
 
 
 def status(say: Say) -> int:

@@ -1,0 +1,251 @@
+"""A person's own graph in the stack: a private native stack serves the demo graphs and
+``my_graphs:create_registry`` from a folder of its own (LGOS_REGISTRY, LGOS_APP_DIR). Through
+the real LiteLLM gateway the graph is listed with its ``lgos`` extension; Chainlit and Open WebUI
+(Debian's Chromium, Playwright) list it with its description and stream a chat with it. Then
+the file changes (a new description, a second graph): LGOS restarts, one catalog sync (what
+`make gateway-sync` runs) publishes it, and both UIs show both without a restart of their own.
+
+One stack with both UIs for the module. Screenshots: .dev/screenshots/own-graph/.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+import pytest
+from lgos_stack.components import DEMO_REGISTRY
+from playwright.sync_api import Browser
+
+from tests.support.browser import Person, browser_user, screenshot_dir
+from tests.support.devstack import DEVSTACK, GATEWAY_KEY, detached_stack, pg_data_dir
+from tests.support.ui_people import ChainlitUser, WebUIUser
+
+pytestmark = pytest.mark.socket
+SCREENSHOTS = "own-graph"
+MODEL = "lgos/my-graph"
+DESCRIPTION = "My own graph"
+CHANGED = "My own graph, now changed"
+P = TypeVar("P", bound=Person)
+
+MY_GRAPHS = """
+import os
+
+from langchain_openai import ChatOpenAI
+from langgraph.graph import START, MessagesState, StateGraph
+from lgos import GraphConfig, GraphRegistry
+
+DESCRIPTION = {description!r}
+GRAPHS = {graphs!r}
+
+
+async def answer(state: MessagesState) -> dict:
+    # Any OpenAI-compatible model: the stack hands its offline stand-in's URL to LGOS.
+    model = ChatOpenAI(
+        model="offline-model",
+        base_url=os.environ["DEMO_API_OFFLINE_MODEL_URL"],
+        api_key="offline-model-needs-no-key",
+    )
+    return {{"messages": [await model.ainvoke(state["messages"])]}}
+
+
+def build():
+    return StateGraph(MessagesState).add_node(answer).add_edge(START, "answer").compile()
+
+
+def create_registry() -> GraphRegistry:
+    return GraphRegistry.of(
+        {{name: GraphConfig(graph=build, description=DESCRIPTION) for name in GRAPHS}}
+    )
+"""
+
+
+def write_graph(folder: Path, description: str, graphs: tuple[str, ...] = ("my-graph",)) -> None:
+    (folder / "my_graphs.py").write_text(MY_GRAPHS.format(description=description, graphs=graphs))
+
+
+@pytest.fixture(scope="module")
+def app_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("my-project")
+    write_graph(folder, DESCRIPTION)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory, app_dir: Path) -> Iterator[dict[str, str]]:
+    extra = {
+        "DEVSTACK_SKIP": "",  # both UIs
+        "LGOS_REGISTRY": f"{DEMO_REGISTRY},my_graphs:create_registry",
+        "LGOS_APP_DIR": str(app_dir),
+        "OFFLINE_MODEL_TOKEN_DELAY": "0.05",  # paced tokens: the answer visibly grows
+    }
+    started = time.monotonic()
+    with (
+        pg_data_dir() as pg_data,
+        detached_stack(tmp_path_factory.mktemp("own-graph-stack"), pg_data, extra) as (env, _),
+    ):
+        print(f"private stack with both UIs up in {time.monotonic() - started:.0f}s")
+        yield env
+
+
+@pytest.fixture(scope="module")
+def shots() -> Path:
+    return screenshot_dir(SCREENSHOTS)
+
+
+@contextmanager
+def signed_in(
+    browser: Browser, stack: dict[str, str], kind: type[P], shots: Path, journey: str
+) -> Iterator[P]:
+    """A person of ``kind`` signed in through its UI's form, in a fresh browser context."""
+    port = stack["CHAINLIT_PORT" if kind is ChainlitUser else "OPEN_WEBUI_PORT"]
+    with browser_user(browser, kind, f"http://127.0.0.1:{port}", shots, journey) as person:
+        person.login()
+        yield person
+
+
+def gateway(stack: dict[str, str]) -> httpx.Client:
+    return httpx.Client(
+        base_url=f"http://127.0.0.1:{stack['OPENAI_GATEWAY_PORT']}",
+        headers={"Authorization": f"Bearer {GATEWAY_KEY}"},
+        timeout=15.0,
+    )
+
+
+def published_description(stack: dict[str, str], model: str = MODEL) -> str:
+    with gateway(stack) as client:
+        info = client.get("/model/info").raise_for_status().json()["data"]
+    entry = next(item for item in info if item["model_name"] == model)
+    lgos: dict[str, Any] = entry["model_info"]["lgos"]
+    assert "features" in lgos  # the whole extension, not only a description
+    description: str = lgos["description"]
+    return description
+
+
+def ui_pids(stack: dict[str, str]) -> dict[str, int]:
+    state = Path(stack["DEVSTACK_STATE_DIR"]) / "pids.json"
+    recorded = json.loads(state.read_text())
+    return {name: recorded[name]["pid"] for name in ("chainlit", "open-webui")}
+
+
+def devstack(stack: dict[str, str], *args: str) -> str:
+    done = subprocess.run(
+        [*DEVSTACK, *args], env=stack, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+# -- the steps each UI takes -------------------------------------------------------------------
+
+
+def chainlit_profile(
+    person: ChainlitUser, description: str, graph: str = "my-graph", timeout: float = 30.0
+) -> None:
+    """The profile list (re-read on each page load) shows ``graph`` with ``description``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        person.page.goto(person.base_url)
+        person.settle()
+        person.page.click("#chat-profiles")
+        item = person.page.locator(f'[data-test="select-item:{graph}"]')
+        if item.count():
+            item.hover()
+            person.page.wait_for_timeout(500)
+            if description in person.text():
+                return
+        if time.monotonic() > deadline:
+            person.fail(f"the {graph} profile described {description!r}")
+        person.page.keyboard.press("Escape")
+        person.page.wait_for_timeout(1000)
+
+
+def webui_model(
+    person: WebUIUser, description: str, graph: str = "my-graph", timeout: float = 45.0
+) -> None:
+    """A new chat with ``lgos.<graph>`` shows the model's name and ``description``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        person.page.goto(f"{person.base_url}/?models=lgos.{graph}")
+        person.settle()
+        person.page.wait_for_timeout(1000)
+        if graph in person.text() and description in person.text():
+            return
+        if time.monotonic() > deadline:
+            person.fail(f"the model {graph} described {description!r}")
+
+
+# -- the journeys --------------------------------------------------------------------------------
+
+
+def test_the_gateway_lists_my_graph_with_its_extension(stack: dict[str, str]) -> None:
+    with gateway(stack) as client:
+        models = client.get("/v1/models").raise_for_status().json()["data"]
+    ids = {model["id"] for model in models}
+    assert MODEL in ids and "lgos/simple-graph" in ids  # beside the demo graphs
+    assert published_description(stack) == DESCRIPTION
+
+
+def test_chainlit_lists_my_graph_and_streams_a_chat(
+    browser: Browser, stack: dict[str, str], shots: Path
+) -> None:
+    with signed_in(browser, stack, ChainlitUser, shots, "chainlit") as person:
+        chainlit_profile(person, DESCRIPTION)
+        person.shot("my-graph among the profiles")
+        person.new_chat()  # a fresh page: the profile list closed
+        person.open("my-graph")
+        person.ask("Hello my graph", 'You said: "Hello my graph"')
+        person.shot("streamed answer from my-graph")
+        assert person.stream_tokens > 5, "the answer arrived whole, not token by token"
+
+
+def test_open_webui_lists_my_graph_and_streams_a_chat(
+    browser: Browser, stack: dict[str, str], shots: Path
+) -> None:
+    with signed_in(browser, stack, WebUIUser, shots, "open-webui") as person:
+        person.page.get_by_role("button", name=re.compile("^Selected model")).first.click()
+        person.expect_text("my-graph")
+        person.expect_text("simple-graph")
+        person.page.get_by_placeholder("Search a model").fill("graph")
+        person.page.get_by_text("my-graph", exact=True).last.scroll_into_view_if_needed()
+        person.shot("my-graph in the model list")
+        person.page.keyboard.press("Escape")
+        webui_model(person, DESCRIPTION)
+        person.shot("my-graph with its description")
+        person.watch_growth()
+        person.ask("Hello my graph", 'You said: "Hello my graph"')
+        person.shot("streamed answer from my-graph")
+        assert len(person.growth()) > 5, "the answer arrived whole, not token by token"
+
+
+def test_a_changed_and_a_new_graph_reach_both_uis_after_one_sync(
+    browser: Browser, stack: dict[str, str], app_dir: Path, shots: Path
+) -> None:
+    before = ui_pids(stack)
+    write_graph(app_dir, CHANGED, ("my-graph", "my-second-graph"))
+    started = time.monotonic()
+    devstack(stack, "restart", "lgos")
+    devstack(stack, "restart", "lgos-worker")
+    said = devstack(stack, "sync")  # what `make gateway-sync` runs
+    print(f"restart and one sync took {time.monotonic() - started:.0f}s")
+    assert "open-webui" in said, said
+    assert published_description(stack) == CHANGED
+    assert published_description(stack, "lgos/my-second-graph") == CHANGED
+    with signed_in(browser, stack, ChainlitUser, shots, "changed-chainlit") as person:
+        chainlit_profile(person, CHANGED)
+        person.shot("the changed description among the profiles")
+        chainlit_profile(person, CHANGED, "my-second-graph")
+        person.shot("the new graph among the profiles")
+    with signed_in(browser, stack, WebUIUser, shots, "changed-open-webui") as webui:
+        webui_model(webui, CHANGED)
+        webui.shot("the changed description in a new chat")
+        webui_model(webui, CHANGED, "my-second-graph")
+        webui.shot("the new graph in a new chat")
+    assert ui_pids(stack) == before  # neither UI was restarted

@@ -1,0 +1,234 @@
+"""Each UI's person: how Chainlit's and Open WebUI's pages are used (login, open a graph, send,
+wait, answer a review), on top of :class:`tests.support.browser.Person`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import WebSocket
+
+from tests.support.browser import Person
+
+CHAINLIT_USER, CHAINLIT_PASSWORD = "admin", "lgos-local-dev"
+"""The native stack's local Chainlit login."""
+WEBUI_EMAIL, WEBUI_PASSWORD = "admin@lgos.local", "lgos-local-dev"
+"""The native stack's local Open WebUI admin."""
+SOCKET_SETTLE_MS = 1500
+"""Chainlit's socket connects a moment after #chat-input shows (FINDINGS)."""
+
+
+class ChainlitUser(Person):
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.stream_tokens = 0
+        self.page.on("websocket", self._watch)
+
+    def _watch(self, socket: WebSocket) -> None:
+        def frame(payload: str | bytes) -> None:
+            if isinstance(payload, str) and '"stream_token"' in payload:
+                self.stream_tokens += 1
+
+        socket.on("framereceived", frame)
+
+    def settle(self) -> None:
+        self.expect_visible("#chat-input")
+        self.page.wait_for_timeout(SOCKET_SETTLE_MS)
+
+    def login(self) -> None:
+        self.page.goto(self.base_url)
+        self.expect_visible("#email")
+        self.page.fill("#email", CHAINLIT_USER)
+        self.page.fill("#password", CHAINLIT_PASSWORD)
+        self.shot("login form")
+        self.page.click("button[type=submit]")
+        self.settle()
+
+    def open(self, graph: str) -> None:
+        self.page.click("#chat-profiles")
+        self.page.click(f'[data-test="select-item:{graph}"]')
+        confirm = self.page.locator("#confirm")
+        if confirm.is_visible():
+            confirm.click()
+        self.page.wait_for_function(
+            "g => document.querySelector('#chat-profiles')?.innerText.includes(g)", arg=graph
+        )
+        self.settle()
+
+    def send(self, text: str) -> None:
+        self.page.fill("#chat-input", text)
+        self.page.keyboard.press("Enter")
+
+    def attach(self, path: Path) -> None:
+        self.page.set_input_files("#upload-button-input", str(path))
+        self.expect_text(path.name)
+        self.shot("file attached")
+
+    def choose(self, choice: str) -> None:
+        self.click_button(choice.capitalize())
+
+    def revise(self, feedback: str) -> None:
+        self.send(feedback)  # a typed message answers a pending review
+
+    def wait_idle(self, timeout: float = 60.0) -> None:
+        """The run is over when Chainlit's stop button is gone."""
+        self.page.wait_for_timeout(300)
+        try:
+            self.page.wait_for_selector("#stop-button", state="detached", timeout=timeout * 1000)
+        except Exception:
+            self.fail("the run to finish (the stop button to go)")
+
+    def choose_setting(self, setting: str, value: str) -> None:
+        self.page.click("#chat-settings-open-modal")
+        self.expect_visible("#chat-settings")
+        self.page.click(f"#{setting}")
+        self.page.get_by_role("option", name=value, exact=True).click()
+        self.shot(f"{setting} set to {value}")
+        self.page.click("#confirm")
+        self.page.locator("#chat-settings").wait_for(state="detached")
+
+    def answers(self) -> list[str]:
+        return self.page.locator(
+            '.step[data-step-type="assistant_message"] .message-content'
+        ).all_inner_texts()
+
+    def click_button(self, label: str) -> None:
+        button = self.page.get_by_role("button", name=label, exact=True)
+        try:
+            button.last.wait_for(state="visible", timeout=30_000)
+        except Exception:
+            self.fail(f"a {label!r} button")
+        button.last.click()
+
+
+class WebUIUser(Person):
+    def settle(self) -> None:
+        self.expect_visible("#chat-input", timeout=60)
+
+    def attach(self, path: Path) -> None:
+        self.page.locator("input[type=file]").first.set_input_files(str(path))
+        self.expect_text(path.name)
+        self.page.wait_for_timeout(1500)  # Open WebUI stores the upload before the send
+        self.shot("file attached")
+
+    def choose(self, choice: str) -> None:
+        self.card_option(choice)
+
+    def revise(self, feedback: str) -> None:
+        self.card_other(feedback)
+
+    def review_shown(self, timeout: float = 30.0) -> None:
+        self.expect_text("Review requested", timeout)
+        self.expect_visible("text=Go ahead as drafted.")  # Open WebUI's ask-user card
+
+    def draft_shown(self) -> None:
+        """The draft is Markdown rendered as such: its title is a heading, not literal '#'."""
+        draft = self.page.locator("#messages-container").locator("h1, h2, h3, h4")
+        headings = draft.all_inner_texts()
+        if not any(h.strip() and h.strip() != "Review requested" for h in headings):
+            self.fail(f"the draft's title rendered as a heading (headings: {headings})")
+
+    def transcript(self) -> str:
+        return self.messages()
+
+    def watch_growth(self) -> None:
+        """Record each size the transcript takes (a streamed answer grows in many steps)."""
+        self.page.evaluate(
+            """() => {
+              window.__sizes = [];
+              new MutationObserver(() => {
+                const m = document.querySelector('#messages-container');
+                const n = m ? m.innerText.length : 0;
+                if (window.__sizes[window.__sizes.length - 1] !== n) window.__sizes.push(n);
+              }).observe(document.body, {subtree: true, childList: true, characterData: true});
+            }"""
+        )
+
+    def growth(self) -> list[int]:
+        sizes: list[int] = self.page.evaluate("window.__sizes")
+        return sizes
+
+    def login(self) -> None:
+        self.page.goto(f"{self.base_url}/auth")
+        self.expect_visible("input[type=email]", timeout=60)
+        self.page.fill("input[type=email]", WEBUI_EMAIL)
+        self.page.fill("input[type=password]", WEBUI_PASSWORD)
+        self.shot("login form")
+        self.page.keyboard.press("Enter")
+        self.expect_visible("#chat-input", timeout=60)
+        # The release-notes dialog shows once per user (FINDINGS).
+        notes = self.page.get_by_role("button", name="Okay, Let's Go!")
+        try:
+            notes.wait_for(state="visible", timeout=5_000)
+            notes.click()
+        except Exception:
+            pass
+
+    def open(self, graph: str) -> None:
+        self.page.goto(f"{self.base_url}/?models=lgos.{graph}")
+        self.expect_visible("#chat-input")
+        self.page.wait_for_function(
+            "g => document.body.innerText.includes(g)", arg=graph, timeout=30_000
+        )
+        self.page.wait_for_timeout(1000)  # the socket connects a moment after the input shows
+
+    def send(self, text: str) -> None:
+        self.page.click("#chat-input")
+        self.page.keyboard.type(text)
+        self.page.keyboard.press("Enter")
+
+    def wait_idle(self, timeout: float = 90.0) -> None:
+        """A turn is over when Open WebUI's Stop button is gone."""
+        self.page.wait_for_timeout(500)
+        try:
+            self.page.get_by_role("button", name="Stop", exact=True).wait_for(
+                state="detached", timeout=timeout * 1000
+            )
+        except Exception:
+            self.fail("the turn to finish (the Stop button to go)")
+
+    def messages(self) -> str:
+        return self.page.inner_text("#messages-container")
+
+    def card_other(self, text: str) -> None:
+        """Type a revision in the ask-user card's own *Other* field and submit it."""
+        field = self.page.get_by_placeholder("Type your answer")
+        try:
+            field.last.wait_for(state="visible", timeout=30_000)
+        except Exception:
+            self.fail("the review card's Other field for a revision")
+        field.last.click()
+        self.page.keyboard.type(text)
+        self.shot("revision typed on the card")
+        self.page.get_by_role("button", name="Submit answers").click()
+
+    def status_history(self, lines: Sequence[str]) -> None:
+        """Open the latest answer's status history; each line shows, in this order."""
+        toggle = self.page.get_by_role("button", name="Toggle status history")
+        if toggle.count():
+            toggle.last.click()
+        for line in lines:
+            self.expect_text(line)
+        # The history lists every line under the latest one (shown first): read it from the end.
+        shown = self.messages()
+        positions = [shown.rindex(line) for line in lines]
+        if positions != sorted(positions):
+            self.fail(f"the status lines in the order {list(lines)}")
+
+    def chat_id(self) -> str:
+        self.page.wait_for_url(re.compile(r"/c/"))
+        return self.page.url.rsplit("/c/", 1)[1].split("?")[0]
+
+    def card_option(self, label: str) -> None:
+        """Choose an option on Open WebUI's ask-user card (a single question submits at once)."""
+        option = self.page.get_by_role("button", name=re.compile(f"^{re.escape(label)}\\b"))
+        try:
+            option.last.wait_for(state="visible", timeout=30_000)
+        except Exception:
+            self.fail(f"the review card's {label!r} option")
+        option.last.click()
+        submit = self.page.get_by_role("button", name="Submit answers")
+        if submit.count() and submit.is_enabled():
+            submit.click()
