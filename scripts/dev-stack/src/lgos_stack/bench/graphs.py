@@ -22,7 +22,6 @@ from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.pregel import Pregel
 from lgos import GraphConfig, GraphFeature, GraphRegistry
 from lgos.testing import ScriptedFakeChatModel
-from lgos_demo_graphs.model import DemoAPISettings, chat_model
 
 REGISTRY = "lgos_stack.bench.graphs:create_registry"
 SCALE_REGISTRY = "lgos_stack.bench.graphs:create_scale_registry"
@@ -71,6 +70,9 @@ FAKE_DELAY = 0.2
 
 
 def chat_graph(url_variable: str) -> Pregel[Any, Any, Any, Any]:
+    # Imported here: the serving benchmark's server must not carry the openai SDK it never uses.
+    from lgos_demo_graphs.model import DemoAPISettings, chat_model
+
     return build(chat_model(DemoAPISettings(offline_model_url=os.environ[url_variable])))
 
 
