@@ -14,7 +14,7 @@ within every round (the machine is shared, so drift hits all of them alike) and 
     python -m scripts.bench_gateway --graph simple-graph  # the demo's simple-graph instead
 
 ``--graph simple-graph`` serves the demo's ``simple-graph`` (ChatOpenAI on a real, unpaced
-offline-model process) for both workloads instead: the set-up the issue's baseline was taken on.
+offline-model process) for both workloads instead: the set-up the reference baseline was taken on.
 """
 
 from __future__ import annotations
