@@ -122,7 +122,10 @@ async def test_its_own_lgos_serves_the_graph(project: Project, tmp_path: Path) -
     command = [str(lgos), "serve", "--project", ".", "--port", str(port)]
     env = {"LGOS_STATE_DIR": str(tmp_path / "state"), "LGOS_REGISTRY": "", "LGOS_APP_DIR": ""}
     log = tmp_path / "lgos.log"
-    with serve(["lgos"], command=command, port=port, env=env, log=log, cwd=project.folder) as up:
+    # A fresh venv compiles its imports on this first start: slow on a busy machine.
+    with serve(
+        ["lgos"], command=command, port=port, env=env, log=log, cwd=project.folder, timeout=120
+    ) as up:
         async with sdk_client(f"{up.url}/v1") as client:
             [model] = [m async for m in client.models.list()]
             assert model.id == NAME
