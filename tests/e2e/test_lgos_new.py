@@ -158,7 +158,9 @@ async def test_the_stack_settings_serve_it_beside_the_demo_graphs(
     demo = {"LGOS_REGISTRY": "lgos_demo_graphs.registry:create_registry"}
     env = {"LGOS_STATE_DIR": str(tmp_path / "state"), **demo, **settings}
     log = tmp_path / "lgos.log"
-    with serve(["lgos"], command=command, port=port, env=env, log=log, cwd=tmp_path) as up:
+    with serve(
+        ["lgos"], command=command, port=port, env=env, log=log, cwd=tmp_path, timeout=120
+    ) as up:
         async with sdk_client(f"{up.url}/v1") as client:
             models = [m.id async for m in client.models.list()]
     assert NAME in models
