@@ -9,7 +9,7 @@ UV_VERSION := 0.13.8
 SYNCED := .venv/.synced
 RUN := $(UV) run --frozen
 
-.PHONY: dev dev-up dev-down dev-status gateway-sync test lint typecheck test-unit test-contract \
+.PHONY: new dev dev-up dev-down dev-status gateway-sync test lint typecheck test-unit test-contract \
 	test-integration test-e2e test-fuzz bench bench-files bench-load bench-gateway sync clean chromium
 
 $(UV):
@@ -100,6 +100,12 @@ chromium:
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 
 sync: $(SYNCED) $(SERVERS)
+
+# A project of your own beside this checkout: `make new NAME=my-graph [DIR=../my-graph]`, then
+# `make dev LGOS_PROJECT=../my-graph` serves it beside the demo graphs.
+new: $(SYNCED)  ## generate a project serving one graph of your own (NAME=..., DIR=../NAME)
+	@test -n "$(NAME)" || { echo "make new: name the project, e.g. make new NAME=my-graph" >&2; exit 2; }
+	$(RUN) lgos new "$(NAME)" --dir "$(or $(DIR),../$(NAME))"
 
 dev: $(SYNCED) $(SERVERS)  ## run the whole stack in the foreground; Ctrl-C stops it
 	$(RUN) python scripts/devstack.py up

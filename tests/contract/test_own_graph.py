@@ -21,6 +21,7 @@ DEMO = "lgos_demo_graphs.registry:create_registry"
 ANSWER = "Hello from my own graph."
 
 MY_GRAPHS = answering(ANSWER)
+PROJECT_TABLE = '[tool.lgos]\nregistry = "my_graphs:create_registry"\napp-dir = "src"\n'
 
 BROKEN = {
     "needs_a_dependency.py": "import a_dependency_that_is_not_installed\n",
@@ -101,6 +102,52 @@ async def test_the_setting_serves_the_demo_graphs_beside_the_users(
         assert {"simple-graph", "advanced-graph", "my-graph"} <= set(served)
         assert served[-1] == "my-graph"  # merged in the order the setting lists them
         assert await streamed_answer(client) == ANSWER
+
+
+def write_project(folder: Path, table: str = PROJECT_TABLE) -> Path:
+    """A project folder as ``lgos new`` lays one out: pyproject.toml, the code under src/."""
+    (folder / "src").mkdir(parents=True)
+    (folder / "src" / "my_graphs.py").write_text(MY_GRAPHS)
+    (folder / "pyproject.toml").write_text(f'[project]\nname = "my-project"\n\n{table}')
+    return folder
+
+
+async def test_a_project_serves_what_its_pyproject_names(elsewhere: Path, tmp_path: Path) -> None:
+    project = write_project(tmp_path / "my-project")
+    async with lgos("--project", str(project), cwd=elsewhere, log=tmp_path / "lgos.log") as client:
+        assert [model.id async for model in client.models.list()] == ["my-graph"]
+        assert await streamed_answer(client) == ANSWER
+
+
+async def test_the_project_setting_serves_it_after_the_registry_setting(
+    elsewhere: Path, tmp_path: Path
+) -> None:
+    project = write_project(tmp_path / "my-project")
+    env = {"LGOS_REGISTRY": DEMO, "LGOS_PROJECT": str(project)}
+    async with lgos(cwd=elsewhere, log=tmp_path / "lgos.log", env=env) as client:
+        served = [model.id async for model in client.models.list()]
+        assert {"simple-graph", "advanced-graph"} <= set(served) and served[-1] == "my-graph"
+    # Named twice, by the registry setting and by the project: served once.
+    env["LGOS_REGISTRY"] = f"{DEMO},{TARGET}"
+    env["LGOS_APP_DIR"] = str(project / "src")
+    async with lgos(cwd=elsewhere, log=tmp_path / "again.log", env=env) as client:
+        assert [m.id async for m in client.models.list()].count("my-graph") == 1
+
+
+def test_a_project_that_names_nothing_servable_is_one_line(tmp_path: Path) -> None:
+    absent = tmp_path / "absent"
+    assert refused("serve", "--project", str(absent), cwd=tmp_path) == (
+        f"lgos: project {absent} has no pyproject.toml"
+    )
+    bare = write_project(tmp_path / "bare", table="")
+    assert refused("serve", cwd=tmp_path, env={"LGOS_PROJECT": str(bare)}) == (
+        f'lgos: {bare / "pyproject.toml"} has no [tool.lgos] registry = "MODULE:ATTR"'
+    )
+    typo = write_project(tmp_path / "typo", table=PROJECT_TABLE.replace("my_graphs", "my_graph"))
+    assert refused("serve", "--project", str(typo), cwd=tmp_path) == (
+        f"lgos: cannot import module 'my_graph' (from {tmp_path.resolve()}): "
+        "No module named 'my_graph'"
+    )
 
 
 def run_lgos(
@@ -188,7 +235,9 @@ def test_malformed_targets_are_usage_errors(app_dir: Path) -> None:
     assert ran.stderr.endswith("lgos serve: error: expected MODULE:ATTR, got 'my_graphs'\n")
     ran = run_lgos("serve", cwd=app_dir, env={"LGOS_REGISTRY": ""})
     assert ran.returncode == 2 and "Traceback" not in ran.stderr
-    assert ran.stderr == "lgos: nothing to serve: name MODULE:FACTORY or set LGOS_REGISTRY\n"
+    assert ran.stderr == (
+        "lgos: nothing to serve: name MODULE:FACTORY or set LGOS_REGISTRY or LGOS_PROJECT\n"
+    )
     ran = run_lgos("serve", cwd=app_dir, env={"LGOS_REGISTRY": "my_graphs"})
     assert ran.returncode == 1 and "Traceback" not in ran.stderr
     assert ran.stderr == (

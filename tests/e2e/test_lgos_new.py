@@ -24,7 +24,6 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 UV = ROOT / ".tools" / "bin" / "uv"
 NAME = "my-graph"
-TARGET = "my_graph.registry:create_registry"
 
 
 @dataclass(frozen=True)
@@ -63,7 +62,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
     folder = tmp_path_factory.mktemp("generated") / NAME
     said = ok(run(BIN / "lgos", "new", NAME, "--dir", folder))
     assert f"Created {folder}" in said
-    assert f"LGOS_APP_DIR={folder / 'src'}" in said
+    assert f"make dev LGOS_PROJECT={folder}\n" in said
     venv = folder / ".venv"
     ok(run(uv, "venv", "--quiet", "--python", "3.11", venv, cwd=folder))
     # --no-sources: lgos and service-kit come from the wheels, not the checkout the project names.
@@ -99,7 +98,7 @@ def test_the_project_can_take_template_updates(project: Project, tmp_path: Path)
     answers = (project.folder / ".copier-answers.yml").read_text()
     assert "project_name: my-graph" in answers
     readme = (project.folder / "README.md").read_text()
-    assert "copier recopy" in readme and "make dev LGOS_REGISTRY=" in readme
+    assert "copier recopy" in readme and f"make dev LGOS_PROJECT={project.folder}" in readme
     copy = tmp_path / NAME
     shutil.copytree(project.folder, copy, ignore=shutil.ignore_patterns(".venv", "*cache*"))
     graph = copy / "src" / "my_graph" / "graph.py"
@@ -107,9 +106,7 @@ def test_the_project_can_take_template_updates(project: Project, tmp_path: Path)
     copier = project.folder / ".venv" / "bin" / "copier"
     ok(run(copier, "recopy", "--overwrite", "--defaults", "--quiet", cwd=copy))
     assert graph.read_text() == (project.folder / "src" / "my_graph" / "graph.py").read_text()
-    stack = (copy / "lgos-stack.env").read_text()
-    assert f"LGOS_REGISTRY=lgos_demo_graphs.registry:create_registry,{TARGET}" in stack
-    assert f"LGOS_APP_DIR={copy / 'src'}\n" in stack
+    assert f"LGOS_PROJECT={copy}\n" in (copy / "lgos-stack.env").read_text()
 
 
 def test_lgos_new_works_from_the_installed_wheel(project: Project, tmp_path: Path) -> None:
@@ -121,10 +118,14 @@ def test_lgos_new_works_from_the_installed_wheel(project: Project, tmp_path: Pat
 async def test_its_own_lgos_serves_the_graph(project: Project, tmp_path: Path) -> None:
     port = free_port()
     lgos = project.folder / ".venv" / "bin" / "lgos"
-    command = [str(lgos), "serve", TARGET, "--app-dir", "src", "--port", str(port)]
+    # As its README says: the project names its registry in pyproject.toml.
+    command = [str(lgos), "serve", "--project", ".", "--port", str(port)]
     env = {"LGOS_STATE_DIR": str(tmp_path / "state"), "LGOS_REGISTRY": "", "LGOS_APP_DIR": ""}
     log = tmp_path / "lgos.log"
-    with serve(["lgos"], command=command, port=port, env=env, log=log, cwd=project.folder) as up:
+    # A fresh venv compiles its imports on this first start: slow on a busy machine.
+    with serve(
+        ["lgos"], command=command, port=port, env=env, log=log, cwd=project.folder, timeout=120
+    ) as up:
         async with sdk_client(f"{up.url}/v1") as client:
             [model] = [m async for m in client.models.list()]
             assert model.id == NAME
@@ -147,15 +148,19 @@ async def test_its_own_lgos_serves_the_graph(project: Project, tmp_path: Path) -
 async def test_the_stack_settings_serve_it_beside_the_demo_graphs(
     project: Project, tmp_path: Path
 ) -> None:
-    # What make dev and compose do with lgos-stack.env: the stack's lgos imports the project.
+    # What make dev and compose do with lgos-stack.env: the stack's lgos imports the project
+    # after the demo graphs (the stack's default LGOS_REGISTRY).
     lines = (project.folder / "lgos-stack.env").read_text().splitlines()
     settings = dict(line.split("=", 1) for line in lines if line and not line.startswith("#"))
-    assert settings.keys() == {"LGOS_REGISTRY", "LGOS_APP_DIR"}
+    assert settings == {"LGOS_PROJECT": str(project.folder)}
     port = free_port()
     command = [str(BIN / "lgos"), "serve", "--port", str(port)]
-    env = {"LGOS_STATE_DIR": str(tmp_path / "state"), **settings}
+    demo = {"LGOS_REGISTRY": "lgos_demo_graphs.registry:create_registry"}
+    env = {"LGOS_STATE_DIR": str(tmp_path / "state"), **demo, **settings}
     log = tmp_path / "lgos.log"
-    with serve(["lgos"], command=command, port=port, env=env, log=log, cwd=tmp_path) as up:
+    with serve(
+        ["lgos"], command=command, port=port, env=env, log=log, cwd=tmp_path, timeout=120
+    ) as up:
         async with sdk_client(f"{up.url}/v1") as client:
             models = [m.id async for m in client.models.list()]
     assert NAME in models

@@ -1,9 +1,10 @@
-"""A person's own graph in the stack: a private native stack serves the demo graphs and
-``my_graphs:create_registry`` from a folder of its own (LGOS_REGISTRY, LGOS_APP_DIR). Through
-the real LiteLLM gateway the graph is listed with its ``lgos`` extension; Chainlit and Open WebUI
-(Debian's Chromium, Playwright) list it with its description and stream a chat with it. Then
-the file changes (a new description, a second graph): LGOS restarts, one catalog sync (what
-`make gateway-sync` runs) publishes it, and both UIs show both without a restart of their own.
+"""A person's own graph in the stack, as the first-graph tutorial has it: ``make new`` generates a
+project (``lgos new``), a private native stack serves it beside the demo graphs with the one
+setting ``LGOS_PROJECT`` and reload on. Through the real LiteLLM gateway the graph is listed with
+its ``lgos`` extension; Chainlit and Open WebUI (Debian's Chromium, Playwright) list it with its
+description and stream a chat with it. Then the project changes (a new description, a second
+graph): LGOS and its worker reload by themselves, one catalog sync (what `make gateway-sync`
+runs) publishes it, and both UIs show both without a restart of their own.
 
 One stack with both UIs for the module. Screenshots: .dev/screenshots/own-graph/.
 """
@@ -21,7 +22,8 @@ from typing import Any, TypeVar
 
 import httpx
 import pytest
-from lgos_stack.components import DEMO_REGISTRY
+from lgos_stack.keys import LGOS_DEV_KEY
+from lgos_stack.paths import ROOT
 from playwright.sync_api import Browser
 
 from tests.support.browser import Person, browser_user, screenshot_dir
@@ -31,59 +33,42 @@ from tests.support.ui_people import ChainlitUser, WebUIUser
 pytestmark = pytest.mark.socket
 SCREENSHOTS = "own-graph"
 MODEL = "lgos/my-graph"
-DESCRIPTION = "My own graph"
+DESCRIPTION = "Reports progress, streams a cited answer, and can ask for approval first."
 CHANGED = "My own graph, now changed"
 P = TypeVar("P", bound=Person)
 
-MY_GRAPHS = """
-import os
+SECOND_GRAPH = """
 
-from langchain_openai import ChatOpenAI
-from langgraph.graph import START, MessagesState, StateGraph
-from lgos import GraphConfig, GraphRegistry
-
-DESCRIPTION = {description!r}
-GRAPHS = {graphs!r}
-
-
-async def answer(state: MessagesState) -> dict:
-    # Any OpenAI-compatible model: the stack hands its offline stand-in's URL to LGOS.
-    model = ChatOpenAI(
-        model="offline-model",
-        base_url=os.environ["DEMO_API_OFFLINE_MODEL_URL"],
-        api_key="offline-model-needs-no-key",
-    )
-    return {{"messages": [await model.ainvoke(state["messages"])]}}
-
-
-def build():
-    return StateGraph(MessagesState).add_node(answer).add_edge(START, "answer").compile()
-
-
-def create_registry() -> GraphRegistry:
+def create_registry(model: BaseChatModel | None = None) -> GraphRegistry:
+    \"\"\"Two graphs now: the first under a second name too.\"\"\"
     return GraphRegistry.of(
-        {{name: GraphConfig(graph=build, description=DESCRIPTION) for name in GRAPHS}}
+        {"my-graph": graph.config(model), "my-second-graph": graph.config(model)}
     )
 """
 
 
-def write_graph(folder: Path, description: str, graphs: tuple[str, ...] = ("my-graph",)) -> None:
-    (folder / "my_graphs.py").write_text(MY_GRAPHS.format(description=description, graphs=graphs))
-
-
 @pytest.fixture(scope="module")
-def app_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("my-project")
-    write_graph(folder, DESCRIPTION)
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``make new NAME=my-graph``, into a folder of the test's (the tutorial's second command)."""
+    folder = tmp_path_factory.mktemp("projects") / "my-graph"
+    made = subprocess.run(
+        ["make", "--no-print-directory", "new", "NAME=my-graph", f"DIR={folder}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert f"make dev LGOS_PROJECT={folder}" in made.stdout
     return folder
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory, app_dir: Path) -> Iterator[dict[str, str]]:
+def stack(tmp_path_factory: pytest.TempPathFactory, project: Path) -> Iterator[dict[str, str]]:
     extra = {
         "DEVSTACK_SKIP": "",  # both UIs
-        "LGOS_REGISTRY": f"{DEMO_REGISTRY},my_graphs:create_registry",
-        "LGOS_APP_DIR": str(app_dir),
+        "LGOS_PROJECT": str(project),  # the tutorial's third command, on private ports
+        "LGOS_RELOAD": "1",
         "OFFLINE_MODEL_TOKEN_DELAY": "0.05",  # paced tokens: the answer visibly grows
     }
     started = time.monotonic()
@@ -129,10 +114,27 @@ def published_description(stack: dict[str, str], model: str = MODEL) -> str:
     return description
 
 
-def ui_pids(stack: dict[str, str]) -> dict[str, int]:
+def stack_pids(stack: dict[str, str]) -> dict[str, int]:
     state = Path(stack["DEVSTACK_STATE_DIR"]) / "pids.json"
     recorded = json.loads(state.read_text())
-    return {name: recorded[name]["pid"] for name in ("chainlit", "open-webui")}
+    return {name: recorded[name]["pid"] for name in ("chainlit", "open-webui", "lgos")}
+
+
+def served_by_lgos(stack: dict[str, str], description: str, timeout: float = 90.0) -> list[str]:
+    """LGOS's own /v1/models (not the gateway's) once ``description`` is served: the graphs."""
+    deadline = time.monotonic() + timeout
+    headers = {"Authorization": f"Bearer {LGOS_DEV_KEY}"}
+    url = f"http://127.0.0.1:{stack['LGOS_PORT']}/v1/models"
+    while True:
+        try:
+            models = httpx.get(url, headers=headers, timeout=5).raise_for_status().json()["data"]
+            if all(model["lgos"]["description"] == description for model in models[-1:]):
+                return [model["id"] for model in models]
+        except httpx.HTTPError:
+            pass  # restarting
+        if time.monotonic() > deadline:
+            raise AssertionError(f"LGOS did not reload to serve {description!r}")
+        time.sleep(0.5)
 
 
 def devstack(stack: dict[str, str], *args: str) -> str:
@@ -226,15 +228,21 @@ def test_open_webui_lists_my_graph_and_streams_a_chat(
 
 
 def test_a_changed_and_a_new_graph_reach_both_uis_after_one_sync(
-    browser: Browser, stack: dict[str, str], app_dir: Path, shots: Path
+    browser: Browser, stack: dict[str, str], project: Path, shots: Path
 ) -> None:
-    before = ui_pids(stack)
-    write_graph(app_dir, CHANGED, ("my-graph", "my-second-graph"))
+    before = stack_pids(stack)
+    code = project / "src" / "my_graph"
+    graph = code / "graph.py"
+    graph.write_text(graph.read_text().replace(json.dumps(DESCRIPTION), json.dumps(CHANGED)))
+    registry = code / "registry.py"
+    source = registry.read_text()
+    registry.write_text(source[: source.index("\n\ndef create_registry")] + SECOND_GRAPH)
     started = time.monotonic()
-    devstack(stack, "restart", "lgos")
-    devstack(stack, "restart", "lgos-worker")
+    # No restart by hand: the reload setting restarts LGOS and its worker on the change.
+    assert served_by_lgos(stack, CHANGED)[-2:] == ["my-graph", "my-second-graph"]
+    print(f"reloaded in {time.monotonic() - started:.0f}s")
     said = devstack(stack, "sync")  # what `make gateway-sync` runs
-    print(f"restart and one sync took {time.monotonic() - started:.0f}s")
+    print(f"reload and one sync took {time.monotonic() - started:.0f}s")
     assert "open-webui" in said, said
     assert published_description(stack) == CHANGED
     assert published_description(stack, "lgos/my-second-graph") == CHANGED
@@ -248,4 +256,4 @@ def test_a_changed_and_a_new_graph_reach_both_uis_after_one_sync(
         webui.shot("the changed description in a new chat")
         webui_model(webui, CHANGED, "my-second-graph")
         webui.shot("the new graph in a new chat")
-    assert ui_pids(stack) == before  # neither UI was restarted
+    assert stack_pids(stack) == before  # neither UI restarted, nor LGOS's supervisor by hand

@@ -3,13 +3,20 @@ the one-line errors of a target that cannot be served (modules stand in through 
 
 from __future__ import annotations
 
+import re
 import sys
 import types
 from pathlib import Path
 
 import pytest
 from lgos import GraphConfig, GraphRegistry
-from lgos.loader import TargetError, load_registries, parse_targets, source_folders
+from lgos.loader import (
+    TargetError,
+    load_registries,
+    parse_targets,
+    read_project,
+    source_folders,
+)
 from lgos.settings import LGOSSettings
 from pydantic import ValidationError
 
@@ -151,3 +158,46 @@ def test_the_reload_setting_is_off_by_default(monkeypatch: pytest.MonkeyPatch) -
     assert LGOSSettings().reload is False
     monkeypatch.setenv("LGOS_RELOAD", "1")
     assert LGOSSettings().reload is True
+
+
+def write_manifest(folder: Path, table: str) -> Path:
+    (folder / "src").mkdir(parents=True, exist_ok=True)
+    (folder / "pyproject.toml").write_text(f'[project]\nname = "p"\n\n{table}')
+    return folder
+
+
+def test_a_project_names_its_registry_and_app_dir(tmp_path: Path) -> None:
+    folder = write_manifest(tmp_path, '[tool.lgos]\nregistry = "a.b:f"\napp-dir = "src"\n')
+    project = read_project(folder)
+    assert project.registry == ("a.b:f",) and project.app_dir == tmp_path / "src"
+    listed = write_manifest(tmp_path / "two", '[tool.lgos]\nregistry = ["a:f", "b:g"]\n')
+    assert read_project(listed).registry == ("a:f", "b:g")
+    assert read_project(listed).app_dir == listed  # default: the project folder itself
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ("", 'has no [tool.lgos] registry = "MODULE:ATTR"'),
+        ("[tool.lgos]\napp-dir = 'src'\n", "has no [tool.lgos] registry"),
+        ("[tool.lgos]\nregistry = 'a'\n", "registry: expected MODULE:ATTR, got 'a'"),
+        ("[tool.lgos]\nregistry = 3\n", "registry: expected MODULE:ATTR or a list of them"),
+        ("[tool.lgos]\nregistry = [1]\n", "registry: expected MODULE:ATTR or a list of them"),
+        ("[tool.lgos]\nregistry = 'a:f'\napp-dir = 1\n", "app-dir: expected a relative folder"),
+        ("[tool.lgos]\nregistry = 'a:f'\napp-dir = '..'\n", "app-dir '..' is not a folder in it"),
+        ("[tool.lgos]\nregistry = 'a:f'\napp-dir = 'lib'\n", "app-dir 'lib' is not a folder"),
+        ("[tool.lgos\n", "cannot read"),
+        ("[tool]\nlgos = 'a:f'\n", 'has no [tool.lgos] registry = "MODULE:ATTR"'),
+    ],
+)
+def test_a_project_that_names_nothing_servable_is_one_line(
+    tmp_path: Path, table: str, message: str
+) -> None:
+    with pytest.raises(TargetError, match=re.escape(message)) as raised:
+        read_project(write_manifest(tmp_path, table))
+    assert "\n" not in str(raised.value)
+    with pytest.raises(TargetError, match=re.escape("has no pyproject.toml")):
+        read_project(tmp_path / "absent")
+    (tmp_path / "pyproject.toml").write_text("tool = 1\n")
+    with pytest.raises(TargetError, match=re.escape("has no [tool.lgos] registry")):
+        read_project(tmp_path)

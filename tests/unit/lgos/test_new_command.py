@@ -62,8 +62,5 @@ def test_a_name_is_required(capsys: pytest.CaptureFixture[str]) -> None:
 def test_the_next_steps_name_the_package_and_the_stack_settings() -> None:
     steps = next_steps("my-graph", Path("/home/me/my-graph"))
     assert "cd /home/me/my-graph && uv run pytest" in steps
-    assert "lgos serve my_graph.registry:create_registry --app-dir src" in steps
-    assert (
-        "make dev LGOS_REGISTRY=lgos_demo_graphs.registry:create_registry,"
-        "my_graph.registry:create_registry LGOS_APP_DIR=/home/me/my-graph/src"
-    ) in steps
+    assert "uv run lgos serve --project ." in steps
+    assert "make dev LGOS_PROJECT=/home/me/my-graph" in steps

@@ -125,22 +125,24 @@ def test_a_missing_install_names_make_dev(tmp_path: Path) -> None:
 def test_lgos_and_its_worker_serve_the_registry_setting(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.delenv("LGOS_APP_DIR", raising=False)
-    monkeypatch.delenv("LGOS_REGISTRY", raising=False)
+    for variable in ("LGOS_APP_DIR", "LGOS_REGISTRY", "LGOS_PROJECT"):
+        monkeypatch.delenv(variable, raising=False)
     plan = {c.name: c for c in components(Ports.from_env())}
     for name in ("lgos", "lgos-worker"):
         # No target on the command line: each reads LGOS_REGISTRY from the environment it gets.
         assert not any(":" in arg for arg in plan[name].args[3:]), plan[name].args
         assert plan[name].env["LGOS_REGISTRY"] == DEMO_REGISTRY
-        assert "LGOS_APP_DIR" not in plan[name].env
+        assert "LGOS_APP_DIR" not in plan[name].env and "LGOS_PROJECT" not in plan[name].env
     monkeypatch.setenv("LGOS_REGISTRY", "my_graphs:create_registry")
     plan = {c.name: c for c in components(Ports.from_env())}
     assert plan["lgos-worker"].env["LGOS_REGISTRY"] == "my_graphs:create_registry"
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("LGOS_APP_DIR", "my-project")
+    monkeypatch.setenv("LGOS_PROJECT", "../my-graph")
     plan = {c.name: c for c in components(Ports.from_env())}
     for name in ("lgos", "lgos-worker"):  # they run from the repository root, not from here
         assert plan[name].env["LGOS_APP_DIR"] == str(tmp_path / "my-project")
+        assert plan[name].env["LGOS_PROJECT"] == str(tmp_path.parent / "my-graph")
 
 
 @pytest.mark.parametrize(("setting", "reloads"), [("1", True), ("true", True), ("0", False)])

@@ -122,11 +122,14 @@ def lgos_env(ports: Ports) -> dict[str, str]:
 
 
 def registry_env() -> dict[str, str]:
-    """What LGOS and its worker serve: LGOS_REGISTRY (the demo graphs unless set) and
-    LGOS_APP_DIR made absolute (the processes run from the repository root)."""
+    """What LGOS and its worker serve: LGOS_REGISTRY (the demo graphs unless set), then the
+    project LGOS_PROJECT names; LGOS_APP_DIR and LGOS_PROJECT made absolute (the processes run
+    from the repository root). LGOS reports a project it cannot serve."""
     env = {"LGOS_REGISTRY": os.environ.get("LGOS_REGISTRY") or DEMO_REGISTRY}
-    app_dir = os.environ.get("LGOS_APP_DIR")
-    return env | ({"LGOS_APP_DIR": os.path.abspath(app_dir)} if app_dir else {})
+    for variable in ("LGOS_APP_DIR", "LGOS_PROJECT"):
+        if folder := os.environ.get(variable):
+            env[variable] = os.path.abspath(os.path.expanduser(folder))
+    return env
 
 
 def reload_args() -> list[str]:

@@ -28,7 +28,14 @@ from lgos.config import GraphRegistry
 from lgos.gc_tuning import tune_collector
 from lgos.interrupts.persistence import open_saver
 from lgos.interrupts.sweep import delete_expired_interrupt_runs
-from lgos.loader import TargetError, load_registries, parse_targets, source_folders
+from lgos.loader import (
+    AppDirs,
+    TargetError,
+    load_registries,
+    parse_targets,
+    read_project,
+    source_folders,
+)
 from lgos.protocol.responses.background import execute_job
 from lgos.scaffold import ScaffoldError, create_project, next_steps
 from lgos.settings import LGOSSettings
@@ -55,12 +62,21 @@ def reload_or_exit(settings: LGOSSettings, argv: Sequence[str], grace: float) ->
     raise SystemExit(supervise(command, folders, env=env, grace=grace))
 
 
-def _targets_or_exit(settings: LGOSSettings, use: Callable[[Sequence[str], Path | None], T]) -> T:
-    if not settings.registry:
-        sys.stderr.write("lgos: nothing to serve: name MODULE:FACTORY or set LGOS_REGISTRY\n")
-        raise SystemExit(2)
+def _targets_or_exit(settings: LGOSSettings, use: Callable[[Sequence[str], AppDirs], T]) -> T:
+    """``use`` applied to what ``settings`` serve: the LGOS_REGISTRY targets from the app directory,
+    then a project's own (a target named by both is served once)."""
+    targets, folders = list(settings.registry), [settings.app_dir or Path.cwd()]
     try:
-        return use(settings.registry, settings.app_dir)
+        if settings.project is not None:
+            project = read_project(settings.project)
+            targets += [target for target in project.registry if target not in targets]
+            folders.append(project.app_dir)
+        if not targets:
+            sys.stderr.write(
+                "lgos: nothing to serve: name MODULE:FACTORY or set LGOS_REGISTRY or LGOS_PROJECT\n"
+            )
+            raise SystemExit(2)
+        return use(targets, folders)
     except TargetError as error:
         sys.stderr.write(f"lgos: {error}\n")
         raise SystemExit(2) from None
@@ -102,12 +118,18 @@ def add_target_options(command: argparse.ArgumentParser) -> None:
         nargs="*",
         metavar="MODULE:FACTORY",
         help="a GraphRegistry or a factory of one; several (or a comma list) are merged "
-        "(default: LGOS_REGISTRY, else the demo graphs)",
+        "(default: LGOS_REGISTRY)",
     )
     command.add_argument(
         "--app-dir",
         type=Path,
         help="import the targets from this folder (LGOS_APP_DIR; default: the current directory)",
+    )
+    command.add_argument(
+        "--project",
+        type=Path,
+        help="also serve the registry this project's pyproject.toml names under [tool.lgos] "
+        "(LGOS_PROJECT)",
     )
     add_reload_option(command, env_prefix="LGOS_")
 
@@ -122,6 +144,8 @@ def target_overrides(parser: argparse.ArgumentParser, args: argparse.Namespace) 
             parser.error(str(error))  # exits 2 with the usage line
     if args.app_dir is not None:
         overrides["app_dir"] = args.app_dir
+    if args.project is not None:
+        overrides["project"] = args.project
     if args.reload:
         overrides["reload"] = True
     return overrides

@@ -10,8 +10,10 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+import tomllib
 import traceback
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from lgos.config import GraphRegistry
@@ -35,7 +37,55 @@ def parse_targets(value: str | Iterable[str]) -> tuple[str, ...]:
     return targets
 
 
-def load_registries(targets: Sequence[str], app_dir: Path | None = None) -> GraphRegistry:
+AppDirs = Path | Sequence[Path] | None
+"""Where targets are imported from: one folder, several (searched in order), or None for the
+current directory."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Project:
+    """A project folder that says what it serves in its ``pyproject.toml``::
+
+    [tool.lgos]
+    registry = "my_graph.registry:create_registry"   # MODULE:ATTR, or a list of them
+    app-dir = "src"                                    # optional; default: the folder itself
+    """
+
+    folder: Path
+    registry: tuple[str, ...]
+    app_dir: Path
+
+
+def read_project(folder: Path) -> Project:
+    """The ``[tool.lgos]`` table of ``folder``'s ``pyproject.toml``; anything missing or malformed
+    is a ``TargetError`` naming the file and what is wrong."""
+    folder = folder.expanduser().resolve()
+    manifest = folder / "pyproject.toml"
+    try:
+        tool = tomllib.loads(manifest.read_text(encoding="utf-8")).get("tool")
+    except FileNotFoundError:
+        raise TargetError(f"project {folder} has no pyproject.toml") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise TargetError(f"cannot read {manifest}: {' '.join(str(error).split())}") from None
+    table = tool.get("lgos") if isinstance(tool, dict) else None
+    if not isinstance(table, dict) or "registry" not in table:
+        raise TargetError(f'{manifest} has no [tool.lgos] registry = "MODULE:ATTR"')
+    registry, app_dir = table["registry"], table.get("app-dir", ".")
+    try:
+        if not isinstance(registry, str | list) or not all(isinstance(r, str) for r in registry):
+            raise ValueError("expected MODULE:ATTR or a list of them")
+        targets = parse_targets(registry)
+    except ValueError as error:
+        raise TargetError(f"{manifest}: [tool.lgos] registry: {error}") from None
+    if not isinstance(app_dir, str):
+        raise TargetError(f"{manifest}: [tool.lgos] app-dir: expected a relative folder")
+    where = (folder / app_dir).resolve()
+    if not where.is_relative_to(folder) or not where.is_dir():
+        raise TargetError(f"{manifest}: [tool.lgos] app-dir {app_dir!r} is not a folder in it")
+    return Project(folder=folder, registry=targets, app_dir=where)
+
+
+def load_registries(targets: Sequence[str], app_dir: AppDirs = None) -> GraphRegistry:
     """Import each target from ``app_dir`` (default: the current directory) and merge them in
     order; a graph two targets both serve is a ``TargetError`` naming the graph and both."""
     where = _import_from(app_dir)
@@ -54,7 +104,7 @@ def load_registries(targets: Sequence[str], app_dir: Path | None = None) -> Grap
     return merged
 
 
-def source_folders(targets: Sequence[str], app_dir: Path | None = None) -> list[Path]:
+def source_folders(targets: Sequence[str], app_dir: AppDirs = None) -> list[Path]:
     """The folders the targets' code comes from, without importing it: each top-level package's
     folder, or the folder of a top-level module (the app directory for a module that is not
     found yet, so that creating it is a change too)."""
@@ -106,15 +156,19 @@ def load_registry(target: str, where: Path) -> GraphRegistry:
     return registry
 
 
-def _import_from(app_dir: Path | None) -> Path:
-    """Put ``app_dir`` (default: the current directory) first on ``sys.path``, as uvicorn does
-    (a console script's own folder is there instead of the current one)."""
-    where = (app_dir or Path.cwd()).resolve()
-    if not where.is_dir():
-        raise TargetError(f"app directory {where} does not exist")
-    if str(where) not in sys.path:
-        sys.path.insert(0, str(where))
-    return where
+def _import_from(app_dir: AppDirs) -> Path:
+    """Put the app directories (default: the current directory) first on ``sys.path``, in order,
+    as uvicorn does (a console script's own folder is there instead of the current one); the
+    first, which errors name."""
+    folders = [app_dir] if isinstance(app_dir, Path) else list(app_dir or ())
+    wheres = [folder.resolve() for folder in folders or [Path.cwd()]]
+    for where in wheres:
+        if not where.is_dir():
+            raise TargetError(f"app directory {where} does not exist")
+    for where in reversed(wheres):
+        if str(where) not in sys.path:
+            sys.path.insert(0, str(where))
+    return wheres[0]
 
 
 def _names_the_target(error: ModuleNotFoundError, module_name: str) -> bool:

@@ -38,6 +38,10 @@ class LGOSSettings(BaseSettings):
     app_dir: Path | None = None
     """The folder the registry modules are imported from; unset: the current directory."""
 
+    project: Path | None = None
+    """A project folder (what `lgos new` generates) whose pyproject.toml names what it serves
+    under [tool.lgos] (registry, app-dir): served after the LGOS_REGISTRY entries."""
+
     reload: bool = False
     """`lgos serve` and `lgos worker` restart when a *.py file changes in the folders the
     registry modules come from (for authors; a paused review survives with PostgreSQL)."""

@@ -11,7 +11,6 @@ TEMPLATE = Path(__file__).with_name("template")
 PROJECT_NAME = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 TAKEN = frozenset({"lgos", "lgos_demo_graphs", "service_kit", "tests", "test"})
 """Packages a project must not shadow: lgos itself, the stack's graphs, the test folder."""
-DEMO_REGISTRY = "lgos_demo_graphs.registry:create_registry"
 
 
 class ScaffoldError(ValueError):
@@ -53,12 +52,6 @@ def create_project(name: str, destination: Path) -> Path:
     return destination
 
 
-def stack_settings(name: str, project: Path) -> str:
-    """The ``make dev`` settings that serve the project beside the demo graphs."""
-    registry = f"{package_of(name)}.registry:create_registry"
-    return f"LGOS_REGISTRY={DEMO_REGISTRY},{registry} LGOS_APP_DIR={project / 'src'}"
-
-
 def next_steps(name: str, project: Path) -> str:
     """What to run after ``lgos new``: test, try, plug into the stack."""
     package = package_of(name)
@@ -66,7 +59,7 @@ def next_steps(name: str, project: Path) -> str:
         f"Created {project} (model {name}, package {package})\n"
         "Next steps:\n"
         f"  1. test it:  cd {project} && uv run pytest\n"
-        f"  2. try it:   uv run lgos serve {package}.registry:create_registry --app-dir src\n"
+        "  2. try it:   uv run lgos serve --project .\n"
         "  3. plug it into the stack, from its checkout:\n"
-        f"     make dev {stack_settings(name, project)}\n"
+        f"     make dev LGOS_PROJECT={project}\n"
     )
