@@ -17,7 +17,7 @@ CHAINLIT_USER, CHAINLIT_PASSWORD = "admin", "lgos-local-dev"
 WEBUI_EMAIL, WEBUI_PASSWORD = "admin@lgos.local", "lgos-local-dev"
 """The native stack's local Open WebUI admin."""
 SOCKET_SETTLE_MS = 1500
-"""Chainlit's socket connects a moment after #chat-input shows (FINDINGS)."""
+"""Chainlit's socket connects a moment after #chat-input shows."""
 
 
 class ChainlitUser(Person):
@@ -158,7 +158,7 @@ class WebUIUser(Person):
         self.shot("login form")
         self.page.keyboard.press("Enter")
         self.expect_visible("#chat-input", timeout=60)
-        # The release-notes dialog shows once per user (FINDINGS).
+        # The release-notes dialog shows once per user.
         notes = self.page.get_by_role("button", name="Okay, Let's Go!")
         try:
             notes.wait_for(state="visible", timeout=5_000)

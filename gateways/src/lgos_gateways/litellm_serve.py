@@ -1,6 +1,6 @@
 """Run the LiteLLM proxy and restart it on SIGHUP, so a catalog sync can swap its config.
 
-LiteLLM without a database reads its model list once at start (FINDINGS); restarting the process
+LiteLLM without a database reads its model list once at start; restarting the process
 is the reload. SIGINT/SIGTERM stop the proxy and this supervisor.
 """
 
