@@ -1,7 +1,7 @@
 """Responses and Chat Completions through the real LiteLLM proxy, compared with LGOS directly.
 
-Checks LiteLLM's reported fake-streaming pitfall: every typed event (text, custom tool, function-call
-arguments) must arrive through the gateway exactly as LGOS sent it.
+Checks LiteLLM's reported fake-streaming pitfall: every typed event (text, custom tool,
+function-call arguments) must arrive through the gateway exactly as LGOS sent it.
 """
 
 from __future__ import annotations
