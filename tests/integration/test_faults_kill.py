@@ -1,4 +1,4 @@
-"""Killed processes (#16): SIGKILL an LGOS process mid-stream and mid-resume, a worker mid-run,
+"""Killed processes: SIGKILL an LGOS process mid-stream and mid-resume, a worker mid-run,
 the Files service mid-upload; afterwards nothing is stuck, nothing ran twice, every state is
 honest and no bytes are left without a record.
 
