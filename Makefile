@@ -13,7 +13,7 @@ export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: dev dev-up dev-down dev-status gateway-sync test lint typecheck test-unit test-contract \
 	test-integration test-e2e test-fuzz bench bench-files bench-load bench-gateway sync clean chromium \
-	docs docs-build env-docs
+	docs docs-build env-docs docs-screenshots
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -171,6 +171,10 @@ docs: $(SYNCED)  ## serve the documentation site on DOCS_ADDR (default 127.0.0.1
 
 docs-build: $(SYNCED)  ## build the site strictly (a broken link or missing page fails) into .dev/site
 	$(RUN) mkdocs build --strict --quiet --site-dir .dev/site
+
+# The docs show screenshots the browser tests took (.dev/screenshots/): copy the latest ones in.
+docs-screenshots: $(SYNCED)  ## copy the browser tests' latest screenshots into docs/assets/screenshots
+	$(RUN) python -m scripts.docs_screenshots
 
 # The environment-variable reference is generated; re-run after adding a setting.
 env-docs: $(SYNCED)  ## regenerate docs/reference/environment.md from settings classes and compose
