@@ -3,7 +3,8 @@
 A block is marked by an HTML comment on the line before its fence:
 
     <!-- runnable: lgos -->    Python, against a private `lgos serve` of the demo graphs (its key
-                               sk-lgos-local-only, as `make dev`'s), in place of 127.0.0.1:3004
+                               sk-lgos-local-only, as `make dev`'s), in place of 127.0.0.1:3004,
+                               and its Files service in place of 127.0.0.1:3006
     <!-- runnable: files -->   Python, against a private Files service (key sk-files-local-only),
                                in place of 127.0.0.1:3006
     <!-- runnable: shell -->   bash, in the repository root, touching nothing outside it
@@ -69,7 +70,7 @@ def test_the_marked_samples_are_found_and_well_formed() -> None:
 
 @pytest.fixture(scope="module")
 def docs_lgos(
-    graph_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+    graph_env: dict[str, str], docs_files: Server, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
     """The demo graphs as `make dev` serves them on 3004: with its key, on a free port."""
     port = free_port()
@@ -81,6 +82,8 @@ def docs_lgos(
         "LGOS_API_KEYS": f"{LGOS_KEY}=gateway",
         "LGOS_REGISTRY": "lgos_demo_graphs.registry:create_registry",
         "DEMO_API_REPORT_STEP_SECONDS": "0.05",
+        "DEMO_API_FILES_BASE_URL": f"{docs_files.url}/v1",
+        "DEMO_API_FILES_API_KEY": FILES_KEY,
     }
     with serve(["lgos", "serve"], port=port, env=env, log=state / "lgos.log") as server:
         yield server
@@ -113,13 +116,12 @@ def run(sample: Sample, code: str) -> subprocess.CompletedProcess[str]:
 def test_sample_runs(sample: Sample, request: pytest.FixtureRequest) -> None:
     code = sample.code
     if sample.target == "lgos":
-        server: Server = request.getfixturevalue("docs_lgos")
         assert LGOS_URL in code, f"{sample}: an lgos sample calls {LGOS_URL}"
-        code = code.replace(LGOS_URL, server.url)
-    elif sample.target == "files":
-        server = request.getfixturevalue("docs_files")
-        assert FILES_URL in code, f"{sample}: a files sample calls {FILES_URL}"
-        code = code.replace(FILES_URL, server.url)
+        code = code.replace(LGOS_URL, request.getfixturevalue("docs_lgos").url)
+    if sample.target in ("lgos", "files"):
+        code = code.replace(FILES_URL, request.getfixturevalue("docs_files").url)
+    if sample.target == "files":
+        assert FILES_URL in sample.code, f"{sample}: a files sample calls {FILES_URL}"
     result = run(sample, code)
     assert result.returncode == 0, f"{sample} failed:\n{result.stdout}\n{result.stderr}"
     assert result.stdout.strip(), f"{sample} printed nothing"
