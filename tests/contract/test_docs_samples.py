@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.support.files import scratch_database
+from tests.support.files import files_service
 from tests.support.servers import ROOT, Server, free_port, serve
 
 pytestmark = pytest.mark.socket
@@ -91,17 +91,8 @@ def docs_lgos(
 
 @pytest.fixture(scope="module")
 def docs_files(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    port = free_port()
-    state = tmp_path_factory.mktemp("docs-files")
-    with scratch_database() as uri:
-        env = {
-            "FILES_PORT": str(port),
-            "FILES_POSTGRES_URI": uri,
-            "FILES_STORAGE_DIR": str(state / "storage"),
-            "FILES_API_KEYS": FILES_KEY,
-        }
-        with serve(["files_service"], port=port, env=env, log=state / "files.log") as server:
-            yield server
+    with files_service(tmp_path_factory.mktemp("docs-files"), FILES_KEY) as process:
+        yield process.server
 
 
 def run(sample: Sample, code: str) -> subprocess.CompletedProcess[str]:
