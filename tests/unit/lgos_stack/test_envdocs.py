@@ -79,3 +79,11 @@ def test_env_example_names_only_what_compose_passes_on() -> None:
     assert not unused, f".env.example names variables no compose container receives: {unused}"
     missing = sorted(compose - names)
     assert not missing, f"compose reads variables .env.example does not show: {missing}"
+
+
+def test_the_compose_guide_names_every_required_variable() -> None:
+    compose = envdocs.compose_reads((ROOT / "compose.yaml").read_text())
+    required = sorted(name for name, how in compose.items() if "required" in how)
+    guide = (ROOT / "docs" / "how-to" / "compose.md").read_text()
+    section = guide.split("**Required in `.env`**", 1)[1].split("\n\n", 2)[1]
+    assert required and [name for name in required if f"`{name}`" not in section] == []
