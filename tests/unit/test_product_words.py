@@ -38,7 +38,7 @@ ORGANISATION = re.compile(
     r"|\bthe lead\b|\blead engineer\b"
     r"|\b(this|that|my|our|the feature|a feature|another) branch\b|\bbranch (was )?merged\b"
     r"|\bworktrees?\b|\bthis PR\b|\bpull requests?\b"
-    r"|\bother (developers|engineers)\b|\bthe issue'?s?\b",
+    r"|\bother (developers|engineers)\b|\bthe issue'?s?\b|\bthe_issue",
     re.I,
 )
 """Words about who did the work and how it was split, in that sense."""
@@ -91,7 +91,13 @@ def test_the_patterns_catch_what_they_mean() -> None:
         assert issue_reference(text), text
     for text in ("Chainlit #2611", "(Chainlit #2611)", "&#8212;", "[K1]", "id=#3", "step 2"):
         assert not issue_reference(text), text
-    for text in ("the lead merges", "this session ran", "on this branch", "a git worktree"):
+    for text in (
+        "the lead merges",
+        "this session ran",
+        "on this branch",
+        "a git worktree",
+        "the_issue",
+    ):
         assert ORGANISATION.search(text), text
     for text in ("mcp-session-id", "a pytest session", "the leading space", "helpers"):
         assert not ORGANISATION.search(text), text
