@@ -12,7 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from lgos_stack import runner
 from lgos_stack.components import components
+from lgos_stack.model import Component, Stack
 from lgos_stack.paths import ROOT
 from lgos_stack.ports import Ports, free_port
 
@@ -95,3 +97,38 @@ def test_a_skip_that_names_no_component(tmp_path: Path) -> None:
 def test_restart_without_a_detached_stack(tmp_path: Path) -> None:
     assert one_line(devstack(tmp_path, "restart", "lgos")) == "no detached stack is running"
     assert "no detached stack is running" in PAGE
+
+
+def launch_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, component: Component) -> str:
+    monkeypatch.setenv("DEVSTACK_STATE_DIR", str(tmp_path))
+    process = runner.start(component, Stack(Ports.from_env()))
+    try:
+        with pytest.raises(SystemExit) as failed:
+            runner.wait_healthy(component, process)
+    finally:
+        process.kill()
+        process.wait()
+    message = str(failed.value)
+    assert "\n" not in message and "Traceback" not in message, message
+    return message
+
+
+def test_a_server_that_dies_at_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    crash = "import sys; print('starting'); sys.exit('bad setting: FOO_URL is not a URL')"
+    component = Component(name="crashing", port=free_port(), args=[sys.executable, "-c", crash])
+    message = launch_failure(tmp_path, monkeypatch, component)
+    log = tmp_path / "crashing.log"
+    assert message == f"crashing exited with 1 (bad setting: FOO_URL is not a URL); its log: {log}"
+    assert "exited with <status> (<the last line of its log>); its log:" in PAGE
+
+
+def test_a_server_that_never_becomes_healthy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hang = "import time; time.sleep(30)"
+    component = Component(
+        name="stuck", port=free_port(), args=[sys.executable, "-c", hang], health_timeout=1.0
+    )
+    message = launch_failure(tmp_path, monkeypatch, component)
+    assert message == f"stuck not healthy after 1s; its log: {tmp_path / 'stuck.log'}"
+    assert "not healthy after <n>s; its log:" in PAGE

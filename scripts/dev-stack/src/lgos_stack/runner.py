@@ -77,11 +77,17 @@ def start(component: Component, stack: Stack) -> subprocess.Popen[bytes]:
 
 def wait_healthy(component: Component, process: subprocess.Popen[bytes]) -> None:
     waited = wait_for(lambda: healthy(component), process, component.health_timeout, 0.2)
+    log = state_dir() / f"{component.name}.log"
     if waited is Wait.EXITED:
-        tail = (state_dir() / f"{component.name}.log").read_text()[-2000:]
-        raise SystemExit(f"{component.name} exited with {process.returncode}:\n{tail}")
+        lines = [line.strip() for line in log.read_text(errors="replace").splitlines()]
+        last = next((line for line in reversed(lines) if line), "no output")
+        raise SystemExit(
+            f"{component.name} exited with {process.returncode} ({last[:200]}); its log: {log}"
+        )
     if waited is Wait.TIMEOUT:
-        raise SystemExit(f"{component.name} not healthy after {component.health_timeout:.0f}s")
+        raise SystemExit(
+            f"{component.name} not healthy after {component.health_timeout:.0f}s; its log: {log}"
+        )
 
 
 def launch(component: Component, stack: Stack) -> subprocess.Popen[bytes]:
