@@ -5,7 +5,8 @@ honest and no bytes are left without a record.
 Real processes share one fresh PostgreSQL database and the shared Redis; the official SDK drives
 them. Side effects are counted in marker files (``effect-<key>`` gains one line per execution),
 so a duplicate run shows as a second line. Recovery times are printed (``-s``) for
-docs/reliability.md; the asserted bounds are the configured ones plus slack for a loaded machine.
+docs/project/reliability.md; the asserted bounds are the configured ones plus slack for a
+loaded machine.
 """
 
 from __future__ import annotations
