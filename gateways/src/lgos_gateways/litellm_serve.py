@@ -135,8 +135,9 @@ def main(argv: list[str] | None = None) -> None:
     # LiteLLM's defaults kept on purpose (scripts/bench_gateway.py --compare settings|server,
     # see docs/project/reliability.md "The gateway hop"): it already runs uvloop;
     # LITELLM_LOG=ERROR, json_logs, disable_spend_logs, turn_off_message_logging and
-    # NUM_WORKERS=2 moved the proxy's CPU per request by less than the shared machine's noise; --run_granian looked faster for short
-    # requests but is a different server, not yet run through the gateway tests.
+    # NUM_WORKERS=2 moved the proxy's CPU per request by less than the shared machine's noise;
+    # --run_granian looked faster for short requests but is a different server, not yet run
+    # through the gateway tests.
     command = [
         litellm_binary(args.litellm),
         "--config",
