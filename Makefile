@@ -8,9 +8,12 @@ UV := $(TOOLS)/bin/uv
 UV_VERSION := 0.13.8
 SYNCED := .venv/.synced
 RUN := $(UV) run --frozen
+# mkdocs-material prints a banner about its successor on every build; the build itself is what counts.
+export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: new dev dev-up dev-down dev-status gateway-sync test lint typecheck test-unit test-contract \
-	test-integration test-e2e test-fuzz bench bench-files bench-load bench-gateway sync clean chromium
+	test-integration test-e2e test-fuzz bench bench-files bench-load bench-gateway sync clean chromium \
+	docs docs-build env-docs docs-screenshots
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -130,7 +133,7 @@ lint: $(SYNCED)
 typecheck: $(SYNCED)
 	$(RUN) mypy
 
-test: lint typecheck $(SERVERS) chromium  ## every tier: unit, contract, integration, e2e
+test: lint typecheck docs-build $(SERVERS) chromium  ## every tier: unit, contract, integration, e2e
 	$(RUN) pytest tests -p no:cacheprovider
 
 test-unit: $(SYNCED)
@@ -166,6 +169,22 @@ bench-load: $(SYNCED) $(SEARXNG) $(POSTGRES) $(REDIS) $(LITELLM)  ## concurrent 
 
 bench-gateway: $(SYNCED) $(LITELLM)  ## the LiteLLM hop: LGOS direct vs through the gateway
 	$(RUN) python -m scripts.bench_gateway
+
+# The documentation site (mkdocs.yml, docs/): served locally, built strictly by `make test`.
+DOCS_ADDR ?= 127.0.0.1:8000
+docs: $(SYNCED)  ## serve the documentation site on DOCS_ADDR (default 127.0.0.1:8000)
+	$(RUN) mkdocs serve --strict --dev-addr $(DOCS_ADDR)
+
+docs-build: $(SYNCED)  ## build the site strictly (a broken link or missing page fails) into .dev/site
+	$(RUN) mkdocs build --strict --quiet --site-dir .dev/site
+
+# The docs show screenshots the browser tests took (.dev/screenshots/): copy the latest ones in.
+docs-screenshots: $(SYNCED)  ## copy the browser tests' latest screenshots into docs/assets/screenshots
+	$(RUN) python -m scripts.docs_screenshots
+
+# The environment-variable reference is generated; re-run after adding a setting.
+env-docs: $(SYNCED)  ## regenerate docs/reference/environment.md from settings classes and compose
+	$(RUN) python -m scripts.env_reference --write
 
 clean:
 	rm -rf .venv $(TOOLS) .dev .mypy_cache .ruff_cache .pytest_cache

@@ -1,6 +1,6 @@
 """LiteLLM auth hook (``general_settings.custom_auth``): the gateway key, with proper 401s.
 
-Without a database LiteLLM answers a missing key with 500 and a wrong key with 400 (FINDINGS).
+Without a database LiteLLM answers a missing key with 500 and a wrong key with 400.
 This hook accepts only ``OPENAI_GATEWAY_API_KEY`` (Bearer or ``x-litellm-api-key``) and answers
 anything else with 401. It runs inside LiteLLM's own venv (.tools/litellm), not the workspace.
 """

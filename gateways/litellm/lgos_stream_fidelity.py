@@ -10,7 +10,8 @@ them is LiteLLM's estimate: this hook removes it, restoring what LGOS streamed.
 It is a stream *iterator* hook, not the cheaper per-chunk deployment hook: only a wrapper
 around the whole stream sees the upstream's ``response.failed`` that LiteLLM raises on (see
 ``upstream_failure``). Its cost per chunk is an async generator layer; the hooks' share of the
-gateway hop stays under 1 % (``scripts/bench_gateway.py --hooks-share``, docs/reliability.md).
+gateway hop stays under 1 % (``scripts/bench_gateway.py --hooks-share``,
+docs/project/reliability.md).
 Runs inside LiteLLM's own venv (.tools/litellm), via lgos_callbacks.py.
 """
 

@@ -1,6 +1,6 @@
-"""A user's own graph, served as the README says: the real ``lgos`` console script run from the
-folder that holds ``my_graphs.py`` (or pointed at it with ``--app-dir``), beside the demo graphs,
-and every way a target can fail reported in one line with exit status 2."""
+"""A user's own graph, served as docs/how-to/plug-in-a-graph.md says: the real ``lgos`` console
+script run from the folder that holds ``my_graphs.py`` (or pointed at it with ``--app-dir``),
+beside the demo graphs, and every way a target can fail reported in one line with exit status 2."""
 
 from __future__ import annotations
 

@@ -1,11 +1,12 @@
-"""Killed processes (#16): SIGKILL an LGOS process mid-stream and mid-resume, a worker mid-run,
+"""Killed processes: SIGKILL an LGOS process mid-stream and mid-resume, a worker mid-run,
 the Files service mid-upload; afterwards nothing is stuck, nothing ran twice, every state is
 honest and no bytes are left without a record.
 
 Real processes share one fresh PostgreSQL database and the shared Redis; the official SDK drives
 them. Side effects are counted in marker files (``effect-<key>`` gains one line per execution),
 so a duplicate run shows as a second line. Recovery times are printed (``-s``) for
-docs/reliability.md; the asserted bounds are the configured ones plus slack for a loaded machine.
+docs/project/reliability.md; the asserted bounds are the configured ones plus slack for a
+loaded machine.
 """
 
 from __future__ import annotations

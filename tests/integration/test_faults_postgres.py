@@ -2,8 +2,8 @@
 
 Everything runs against a PRIVATE embedded PostgreSQL 18 (never the shared server), stopped and
 started in place on its port, so every pooled connection the processes hold dies with it. Redis
-is the shared one (not restarted here). Figures (seconds) are printed for docs/reliability.md:
-run with ``-s`` to see them.
+is the shared one (not restarted here). Figures (seconds) are printed for
+docs/project/reliability.md: run with ``-s`` to see them.
 """
 
 from __future__ import annotations

@@ -3,12 +3,12 @@
 No Bifrost build runs on this project's machines (no Docker engine; its npm package downloads a
 binary at run time). This server records the documented contract so the sync can be tested:
 
-- ``GET /health``: docs "Bifrost's documented contract" (shared/FINDINGS.md).
+- ``GET /health``: docs "Bifrost's documented contract".
 - ``POST /api/pricing/force-sync``: reloads the datasheet named by ``framework.pricing.pricing_url``
   (file:// from v1.5.8: docs.getbifrost.ai/deployment-guides/how-to/airgapped); route registered
   by ConfigHandler in Bifrost's transports/bifrost-http/handlers/config.go.
 - ``GET /v1/models?provider=``: docs/openapi/paths/inference/models.yaml; entries carry
-  ``additional_attributes`` (map[string]string, stored with the pricing row; FINDINGS), and a
+  ``additional_attributes`` (map[string]string, stored with the pricing row), and a
   model without a pricing row is not listed (v1.4.17+ needs rows).
 - ``GET /openai/v1/models``: the OpenAI-shaped conversion, which drops ``additional_attributes``.
 - Inference routes need the virtual key (``client.enforce_auth_on_inference``); management routes

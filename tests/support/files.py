@@ -205,21 +205,32 @@ class FilesProcess:
     storage_dir: Path
 
 
-@pytest.fixture(scope="session")
-def files_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FilesProcess]:
-    """A real ``files-service`` process over a socket (disk storage, scratch database)."""
+@contextmanager
+def files_service(state: Path, keys: str, **settings: str) -> Iterator[FilesProcess]:
+    """A real ``files-service`` process on a free port: disk storage under ``state``, a scratch
+    database, bearer ``keys`` (comma-separated) and any other ``FILES_*`` settings."""
     port = free_port()
-    state = tmp_path_factory.mktemp("files-process")
     with scratch_database() as uri:
         env = {
             "FILES_PORT": str(port),
             "FILES_POSTGRES_URI": uri,
             "FILES_STORAGE_DIR": str(state / "storage"),
-            "FILES_API_KEYS": f"other-key,{API_KEY}",
-            "FILES_MAX_UPLOAD_BYTES": str(8 * 1024 * 1024),
+            "FILES_API_KEYS": keys,
+            **settings,
         }
         with serve(["files_service"], port=port, env=env, log=state / "files.log") as server:
             yield FilesProcess(server, uri, state / "storage")
+
+
+@pytest.fixture(scope="session")
+def files_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FilesProcess]:
+    """A real ``files-service`` process over a socket (disk storage, scratch database)."""
+    state = tmp_path_factory.mktemp("files-process")
+    upload_limit = str(8 * 1024 * 1024)
+    with files_service(
+        state, f"other-key,{API_KEY}", FILES_MAX_UPLOAD_BYTES=upload_limit
+    ) as process:
+        yield process
 
 
 @pytest.fixture(params=["asgi", "socket"])

@@ -17,7 +17,7 @@ CHAINLIT_USER, CHAINLIT_PASSWORD = "admin", "lgos-local-dev"
 WEBUI_EMAIL, WEBUI_PASSWORD = "admin@lgos.local", "lgos-local-dev"
 """The native stack's local Open WebUI admin."""
 SOCKET_SETTLE_MS = 1500
-"""Chainlit's socket connects a moment after #chat-input shows (FINDINGS)."""
+"""Chainlit's socket connects a moment after #chat-input shows."""
 
 
 class ChainlitUser(Person):
@@ -105,7 +105,22 @@ class ChainlitUser(Person):
 
 class WebUIUser(Person):
     def settle(self) -> None:
-        self.expect_visible("#chat-input", timeout=60)
+        self.expect_page("#chat-input")
+
+    def expect_page(self, selector: str, timeout: float = 60.0) -> None:
+        """``selector`` shown once the page has loaded. On a busy machine Open WebUI's page has
+        rendered its own "500: Internal Error" (a start-up request of its front end failed) and
+        stays so until reloaded; a person reloads once, and a second error page still fails."""
+        wanted = self.page.locator(selector)
+        error = self.page.get_by_text("500: Internal Error")
+        try:
+            wanted.or_(error).first.wait_for(state="visible", timeout=timeout * 1000)
+        except Exception:
+            self.fail(f"a visible {selector}")
+        if error.is_visible():
+            self.shot("error page, reloaded once")
+            self.page.reload()
+        self.expect_visible(selector, timeout=timeout)
 
     def attach(self, path: Path) -> None:
         self.page.locator("input[type=file]").first.set_input_files(str(path))
@@ -151,26 +166,15 @@ class WebUIUser(Person):
         return sizes
 
     def login(self) -> None:
-        """Sign in through the form. On a busy machine Open WebUI's page has once rendered its
-        own "500: Internal Error" (a start-up request of its front end failed) and stays so
-        until reloaded; a person reloads once, and a second error page still fails."""
+        """Sign in through the form."""
         self.page.goto(f"{self.base_url}/auth")
-        form = self.page.locator("input[type=email]")
-        error = self.page.get_by_text("500: Internal Error")
-        try:
-            form.or_(error).first.wait_for(state="visible", timeout=60_000)
-        except Exception:
-            self.fail("a visible input[type=email]")
-        if error.is_visible():
-            self.shot("error page, reloaded once")
-            self.page.reload()
-        self.expect_visible("input[type=email]", timeout=60)
+        self.expect_page("input[type=email]")
         self.page.fill("input[type=email]", WEBUI_EMAIL)
         self.page.fill("input[type=password]", WEBUI_PASSWORD)
         self.shot("login form")
         self.page.keyboard.press("Enter")
         self.expect_visible("#chat-input", timeout=60)
-        # The release-notes dialog shows once per user (FINDINGS).
+        # The release-notes dialog shows once per user.
         notes = self.page.get_by_role("button", name="Okay, Let's Go!")
         try:
             notes.wait_for(state="visible", timeout=5_000)
@@ -180,7 +184,7 @@ class WebUIUser(Person):
 
     def open(self, graph: str) -> None:
         self.page.goto(f"{self.base_url}/?models=lgos.{graph}")
-        self.expect_visible("#chat-input")
+        self.expect_page("#chat-input")
         self.page.wait_for_function(
             "g => document.body.innerText.includes(g)", arg=graph, timeout=30_000
         )

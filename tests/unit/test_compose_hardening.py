@@ -26,7 +26,8 @@ WRITABLE_ROOT_EXCEPTIONS = {
     "open-webui": "it writes static files and its secret key under /app/backend at start",
 }
 MEASURED_MB = {
-    # RSS after load on the native stack (README "Containers"); limits leave room above it.
+    # RSS after load on the native stack (docs/explanation/security.md, "Containers"); limits
+    # leave room above it.
     "offline-model": 53,
     "searxng": 68,
     "lgos": 157,

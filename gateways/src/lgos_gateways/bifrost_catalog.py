@@ -1,8 +1,8 @@
 """The Bifrost side of the catalog sync (pure): pricing rows, attributes, config checks.
 
 Bifrost never ran on this project's machines (no Docker engine, no installable build). What this
-module relies on comes from Bifrost's documentation and source, as recorded in FINDINGS.md
-("Bifrost's documented contract"); targeted version: the compose image tag (v1.5.13).
+module relies on comes from Bifrost's documentation and source (docs/how-to/bifrost.md);
+targeted version: the compose image tag (v1.5.13).
 
 - Models are addressed ``<provider>/<model>``; LGOS graphs are ``lgos/<graph>``.
 - From v1.4.17 ``/v1/models`` needs a pricing row per model (an air-gapped install without them

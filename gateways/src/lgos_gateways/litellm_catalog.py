@@ -45,7 +45,7 @@ def deployment(graph: Graph, upstream: Upstream) -> dict[str, Any]:
         "model_name": graph.gateway_name,
         "litellm_params": {
             # openai/<id> + api_base: LiteLLM forwards /v1/responses natively and keeps Chat
-            # Completions as real Chat Completions (no model_info.mode, see FINDINGS).
+            # Completions as real Chat Completions (no model_info.mode).
             "model": f"openai/{graph.id}",
             "api_base": upstream.api_base,
             "api_key": upstream.api_key,

@@ -1,6 +1,6 @@
 """Run the LiteLLM proxy and restart it on SIGHUP, so a catalog sync can swap its config.
 
-LiteLLM without a database reads its model list once at start (FINDINGS); restarting the process
+LiteLLM without a database reads its model list once at start; restarting the process
 is the reload. SIGINT/SIGTERM stop the proxy and this supervisor.
 """
 
@@ -132,11 +132,12 @@ def main(argv: list[str] | None = None) -> None:
     configure_logging(os.environ.get("LGOS_LOG_LEVEL", "info"))
     if not os.environ.get("OPENAI_GATEWAY_API_KEY"):
         raise SystemExit("OPENAI_GATEWAY_API_KEY must be set: it is the gateway's master key")
-    # LiteLLM's defaults kept on purpose (scripts/bench_gateway.py --compare settings|server, see
-    # docs/reliability.md "The gateway hop"): it already runs uvloop; LITELLM_LOG=ERROR, json_logs,
-    # disable_spend_logs, turn_off_message_logging and NUM_WORKERS=2 moved the proxy's CPU per
-    # request by less than the shared machine's noise; --run_granian looked faster for short
-    # requests but is a different server, not yet run through the gateway tests.
+    # LiteLLM's defaults kept on purpose (scripts/bench_gateway.py --compare settings|server,
+    # see docs/project/reliability.md "The gateway hop"): it already runs uvloop;
+    # LITELLM_LOG=ERROR, json_logs, disable_spend_logs, turn_off_message_logging and
+    # NUM_WORKERS=2 moved the proxy's CPU per request by less than the shared machine's noise;
+    # --run_granian looked faster for short requests but is a different server, not yet run
+    # through the gateway tests.
     command = [
         litellm_binary(args.litellm),
         "--config",

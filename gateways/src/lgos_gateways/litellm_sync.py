@@ -1,6 +1,6 @@
 """One-shot LiteLLM catalog sync: LGOS ``/v1/models`` -> the proxy's config file -> a restart.
 
-LiteLLM's model admin API needs a database that cannot be set up offline (FINDINGS), so the
+LiteLLM's model admin API needs a database that cannot be set up offline, so the
 catalog lives in the config file: the sync rewrites it atomically, asks the supervisor
 (``lgos-litellm-serve``) to restart the proxy, then checks native ``/model/info`` serves it.
 """

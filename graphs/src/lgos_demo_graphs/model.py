@@ -49,9 +49,9 @@ def chat_model(settings: DemoAPISettings | None = None, **kwargs: Any) -> ChatOp
     # stream_usage: ChatOpenAI only asks for streamed usage on OpenAI's default URL by itself.
     kwargs.setdefault("timeout", settings.model_timeout)
     # langchain-openai's own per-chunk timer wraps every streamed chunk in asyncio.wait_for: a
-    # task and a timer per token, ~95 us of CPU each here (docs/reliability.md, scale), 37 % of
-    # a streamed token's cost. The HTTP read timeout above already bounds a silent upstream; a
-    # reasoning model's keep-alive comments reset it, as they should for a long think.
+    # task and a timer per token, ~95 us of CPU each here (docs/project/reliability.md, scale),
+    # 37 % of a streamed token's cost. The HTTP read timeout above already bounds a silent
+    # upstream; a reasoning model's keep-alive comments reset it, as they should for a long think.
     kwargs.setdefault("stream_chunk_timeout", None)
     return ChatOpenAI(
         model=model, base_url=base_url, api_key=api_key, stream_usage=True, max_retries=1, **kwargs

@@ -1,7 +1,7 @@
 """Responses and Chat Completions through the real LiteLLM proxy, compared with LGOS directly.
 
-Checks FINDINGS' fake-streaming pitfall: every typed event (text, custom tool, function-call
-arguments) must arrive through the gateway exactly as LGOS sent it.
+Checks LiteLLM's reported fake-streaming pitfall: every typed event (text, custom tool,
+function-call arguments) must arrive through the gateway exactly as LGOS sent it.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ async def test_interrupt_pauses_and_resumes_through_the_gateway(gateway: AsyncOp
     paused = await gateway.responses.create(model=model, input="Rename the project")
     [call] = paused.output
     assert call.type == "function_call" and call.name == "lgos_interrupt"
-    # LiteLLM rewrites response ids (FINDINGS) and must decode them on the way back.
+    # LiteLLM rewrites response ids and must decode them on the way back.
     assert not paused.id.startswith("resp_lg_")
     done = await gateway.responses.create(
         model=model,

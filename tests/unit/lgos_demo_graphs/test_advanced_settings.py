@@ -24,7 +24,7 @@ DOCUMENTED = {
 }
 
 
-def test_every_setting_the_issue_names_is_in_env_example() -> None:
+def test_every_documented_setting_is_in_env_example() -> None:
     example = (ROOT / ".env.example").read_text()
     for settings, fields in DOCUMENTED.items():
         prefix = str(settings.model_config["env_prefix"])

@@ -19,7 +19,7 @@ from lgos_stack import jobs, keys
 from lgos_stack.components import components, planned
 from lgos_stack.model import Component, Stack
 from lgos_stack.paths import ROOT, state_dir
-from lgos_stack.ports import Ports
+from lgos_stack.ports import PORT_VARIABLES, Ports
 from lgos_stack.processes import (
     Started,
     Wait,
@@ -40,9 +40,20 @@ def healthy(component: Component) -> bool:
     return http_ok(component.health_url)
 
 
+def port_in_use(component: Component) -> str:
+    """One line naming the cause and the fix, instead of the server's own bind traceback."""
+    variable = PORT_VARIABLES.get(component.name.replace("-", "_"), ("its port variable", 0))[0]
+    return (
+        f"{component.name} cannot start: port {component.port} is in use by another program; "
+        f"stop it, or move {component.name} with {variable}=<a free port>"
+    )
+
+
 def start(component: Component, stack: Stack) -> subprocess.Popen[bytes]:
     if healthy(component):
         raise SystemExit(f"port {component.port} already serves something: is a stack running?")
+    if tcp_open(component.port):
+        raise SystemExit(port_in_use(component))
     missing = [path for path in component.requires if not path.exists()]
     if missing:
         raise SystemExit(
@@ -66,11 +77,17 @@ def start(component: Component, stack: Stack) -> subprocess.Popen[bytes]:
 
 def wait_healthy(component: Component, process: subprocess.Popen[bytes]) -> None:
     waited = wait_for(lambda: healthy(component), process, component.health_timeout, 0.2)
+    log = state_dir() / f"{component.name}.log"
     if waited is Wait.EXITED:
-        tail = (state_dir() / f"{component.name}.log").read_text()[-2000:]
-        raise SystemExit(f"{component.name} exited with {process.returncode}:\n{tail}")
+        lines = [line.strip() for line in log.read_text(errors="replace").splitlines()]
+        last = next((line for line in reversed(lines) if line), "no output")
+        raise SystemExit(
+            f"{component.name} exited with {process.returncode} ({last[:200]}); its log: {log}"
+        )
     if waited is Wait.TIMEOUT:
-        raise SystemExit(f"{component.name} not healthy after {component.health_timeout:.0f}s")
+        raise SystemExit(
+            f"{component.name} not healthy after {component.health_timeout:.0f}s; its log: {log}"
+        )
 
 
 def launch(component: Component, stack: Stack) -> subprocess.Popen[bytes]:

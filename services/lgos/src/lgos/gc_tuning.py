@@ -1,6 +1,6 @@
 """Garbage-collector tuning for a long-running LGOS process (``LGOS_GC_THRESHOLDS``).
 
-Measured with a thousand open streams in one process (docs/reliability.md): with CPython's
+Measured with a thousand open streams in one process (docs/project/reliability.md): with CPython's
 thresholds (700, 10, 10) a full collection ran every second or so, each walking every live
 object of every open run for 0.3 to 0.5 s with the event loop stopped; the collector took over
 half the process's CPU. A served request leaves no cyclic garbage behind (also measured), so

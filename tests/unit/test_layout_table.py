@@ -1,5 +1,6 @@
-"""The README's layout table matches the tree: every folder a reader looks for has its row, and
-every row names a path that exists, so the map cannot drift from the territory."""
+"""The layout table of the docs (docs/reference/layout.md) matches the tree: every folder a
+reader looks for has its row, and every row names a path that exists, so the map cannot drift
+from the territory."""
 
 from __future__ import annotations
 
@@ -12,9 +13,8 @@ GROUPS = ("services", "ui", "gateways", "scripts", "tests")
 
 
 def layout_rows() -> list[str]:
-    text = (ROOT / "README.md").read_text()
-    section = text.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
-    return [line for line in section.splitlines() if line.startswith("| `")]
+    text = (ROOT / "docs" / "reference" / "layout.md").read_text()
+    return [line for line in text.splitlines() if line.startswith("| `")]
 
 
 def listed_paths() -> set[str]:
@@ -46,11 +46,11 @@ def test_every_folder_has_a_row() -> None:
         )
 
     missing = sorted(folder for folder in folders() if not covered(folder))
-    assert not missing, f"README's layout table lacks rows for {missing}"
+    assert not missing, f"the layout table lacks rows for {missing}"
 
 
 def test_every_row_names_a_path_that_exists() -> None:
     paths = listed_paths()
     assert len(paths) > 15, "the layout table was not found or lost its rows"
     gone = sorted(path for path in paths if not (ROOT / path).exists())
-    assert not gone, f"README's layout table names paths that do not exist: {gone}"
+    assert not gone, f"the layout table names paths that do not exist: {gone}"

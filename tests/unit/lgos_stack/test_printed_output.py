@@ -1,0 +1,47 @@
+"""What README.md and the quickstart show `make dev` printing is what it prints: one
+"healthy on" line per component in start order at its default port, then the summary's lines
+(a shown line may shorten a value with "..." but keeps its label), then the Ctrl-C line."""
+
+from __future__ import annotations
+
+import pytest
+from lgos_stack import runner
+from lgos_stack.components import components
+from lgos_stack.model import Stack
+from lgos_stack.paths import ROOT
+from lgos_stack.ports import PORT_VARIABLES, Ports
+
+
+def shown_output(page: str) -> list[str]:
+    text = (ROOT / page).read_text()
+    block = text.split("```\npostgres ", 1)[1].split("```", 1)[0]
+    return ("postgres " + block).splitlines()
+
+
+def printed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    for variable, _ in PORT_VARIABLES.values():
+        monkeypatch.delenv(variable, raising=False)
+    for name in ("DEMO_API_OPENAI_API_KEY", "DEVSTACK_STATE_DIR", "DEVSTACK_SKIP"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("DEMO_API_VECTOR_STORE_ID", "vs_...")
+    ports = Ports.from_env()
+    plan = components(ports)
+    lines = []
+    for component in plan:
+        scheme = "tcp" if component.tcp_health else "http"
+        lines.append(f"{component.name:14} healthy on {scheme}://127.0.0.1:{component.port}")
+    lines += [line.replace(str(ROOT) + "/", "") for line in runner.summary(Stack(ports), plan)]
+    return [*lines, "Ctrl-C stops the stack."]
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/tutorials/quickstart.md"])
+def test_the_shown_output_is_the_printed_output(page: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    shown = [line for line in shown_output(page) if line.strip()]
+    real = [part for line in printed(monkeypatch) for part in line.splitlines() if part.strip()]
+    assert len(shown) == len(real), f"{page} shows {len(shown)} lines, make dev prints {len(real)}"
+    for show, line in zip(shown, real, strict=True):
+        if "..." in show:
+            head = show.split("...", 1)[0].rstrip(" ,;")
+            assert line.startswith(head), f"{page}: {show!r} is not {line!r}"
+        else:
+            assert show == line, f"{page}: {show!r} is not {line!r}"
