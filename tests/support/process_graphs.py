@@ -48,7 +48,7 @@ def process_review() -> Any:
         return {"asked_in": os.getpid()}
 
     def ask(state: ReviewState) -> dict[str, Any]:
-        decision = interrupt({"question": "Approve?"})
+        decision = interrupt({"question": "Approve?", "asked_in": state["asked_in"]})
         text = f"Asked in process {state['asked_in']}, answered in process {os.getpid()}: "
         return {"messages": [AIMessage(content=f"{text}{decision}")]}
 

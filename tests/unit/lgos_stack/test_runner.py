@@ -139,7 +139,7 @@ def test_lgos_and_its_worker_serve_the_registry_setting(
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("LGOS_APP_DIR", "my-project")
     plan = {c.name: c for c in components(Ports.from_env())}
-    for name in ("lgos", "lgos-worker"):  # they run from the repository root, not from here
+    for name in ("lgos", "lgos-2", "lgos-worker"):  # they run from the repository root
         assert plan[name].env["LGOS_APP_DIR"] == str(tmp_path / "my-project")
 
 
@@ -152,10 +152,10 @@ def test_the_reload_setting_runs_lgos_and_its_worker_with_reload(
     assert not any("--reload" in c.args for c in plan.values())
     monkeypatch.setenv("LGOS_RELOAD", setting)
     plan = {c.name: c for c in components(Ports.from_env())}
-    for name in ("lgos", "lgos-worker"):
+    for name in ("lgos", "lgos-2", "lgos-worker"):
         assert ("--reload" in plan[name].args) is reloads, plan[name].args
     assert not any(
-        "--reload" in c.args for n, c in plan.items() if n not in {"lgos", "lgos-worker"}
+        "--reload" in c.args for n, c in plan.items() if n not in {"lgos", "lgos-2", "lgos-worker"}
     )
 
 
