@@ -231,8 +231,8 @@ def test_a_changed_and_a_new_graph_reach_both_uis_after_one_sync(
     before = ui_pids(stack)
     write_graph(app_dir, CHANGED, ("my-graph", "my-second-graph"))
     started = time.monotonic()
-    devstack(stack, "restart", "lgos")
-    devstack(stack, "restart", "lgos-worker")
+    for instance in ("lgos", "lgos-2", "lgos-worker"):  # the gateway routes to both instances
+        devstack(stack, "restart", instance)
     said = devstack(stack, "sync")  # what `make gateway-sync` runs
     print(f"restart and one sync took {time.monotonic() - started:.0f}s")
     assert "open-webui" in said, said
