@@ -10,8 +10,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, contextmanager, suppress
@@ -24,7 +22,7 @@ from openai import AsyncOpenAI
 from tests.support.clients import sdk_client
 from tests.support.interrupts import answer
 from tests.support.process_graphs import TARGET, pids
-from tests.support.servers import ROOT, Server, free_port
+from tests.support.servers import Server, free_port, serve
 from tests.support.shared_state import REDIS_URL
 
 GRACE = 5.0
@@ -46,55 +44,29 @@ def children(pid: int) -> set[int]:
     return found
 
 
-def wait_healthy(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"lgos serve exited:\n{log.read_text()}")
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.3)
-    raise RuntimeError(f"lgos serve did not become healthy:\n{log.read_text()}")
-
-
 @contextmanager
 def serve_workers(postgres_uri: str, tmp_path: Path) -> Iterator[Server]:
-    """``lgos serve --workers 2`` in its own session: whatever a test does to it, nothing of
-    it outlives the test."""
+    """``lgos serve --workers 2`` in its own session: whatever a test does to it (a stopped
+    supervisor leaves its processes behind), nothing of it outlives the test."""
     port = free_port()
     env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
         "LGOS_POSTGRES_URI": postgres_uri,
         "LGOS_REDIS_URL": REDIS_URL,
         "LGOS_STATE_DIR": str(tmp_path / "state"),
     }
-    log = tmp_path / "lgos.log"
-    command = ["serve", TARGET, "--port", str(port), "--workers", "2"]
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "lgos", *command],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            cwd=ROOT,
-            start_new_session=True,
-        )
-    url = f"http://127.0.0.1:{port}"
+    args = ["lgos", "serve", TARGET, "--port", str(port), "--workers", "2"]
+    supervisor = None
     try:
-        wait_healthy(url, process, log)
-        yield Server(url=url, process=process, log=log)
+        # Each process imports and builds the graphs: seconds, more on a loaded machine.
+        with serve(
+            args, port=port, env=env, log=tmp_path / "lgos.log", timeout=90, preexec_fn=os.setsid
+        ) as server:
+            supervisor = server.process.pid
+            yield server
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            with suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=GRACE + 15)
-        with suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        if supervisor is not None:
+            with suppress(ProcessLookupError):
+                os.killpg(supervisor, signal.SIGKILL)
 
 
 @pytest.fixture(scope="module")
