@@ -169,7 +169,7 @@ def hooks_at(ref: str, into: Path) -> Variant:
 def gateway_config(base: dict[str, Any], lgos_url: str, variant: Variant) -> dict[str, Any]:
     with lgos_client(lgos_url) as lgos:
         graphs = fetch_catalog(lgos)
-    config, _ = merge_catalog(copy.deepcopy(base), graphs, Upstream(f"{lgos_url}/v1", "unused"))
+    config, _ = merge_catalog(copy.deepcopy(base), graphs, Upstream((f"{lgos_url}/v1",), "unused"))
     # No MCP server runs here and no request below touches one.
     config.pop("mcp_servers", None)
     variant.edit(config)

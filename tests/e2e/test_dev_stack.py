@@ -289,6 +289,7 @@ def run_in_foreground_and_interrupt(env: dict[str, str], ports: dict[str, str]) 
         "gateway",
         "mcp-db",
         "lgos",
+        "lgos-2",
         "lgos-worker",
         "offline-model",
         "files",

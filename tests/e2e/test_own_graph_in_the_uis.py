@@ -117,14 +117,17 @@ def published_description(stack: dict[str, str], model: str = MODEL) -> str:
 def stack_pids(stack: dict[str, str]) -> dict[str, int]:
     state = Path(stack["DEVSTACK_STATE_DIR"]) / "pids.json"
     recorded = json.loads(state.read_text())
-    return {name: recorded[name]["pid"] for name in ("chainlit", "open-webui", "lgos")}
+    return {name: recorded[name]["pid"] for name in ("chainlit", "open-webui", "lgos", "lgos-2")}
 
 
-def served_by_lgos(stack: dict[str, str], description: str, timeout: float = 90.0) -> list[str]:
-    """LGOS's own /v1/models (not the gateway's) once ``description`` is served: the graphs."""
+def served_by_lgos(
+    stack: dict[str, str], description: str, port: str = "LGOS_PORT", timeout: float = 90.0
+) -> list[str]:
+    """An LGOS instance's own /v1/models (not the gateway's) once ``description`` is served:
+    the graphs. ``port`` names the instance's port variable."""
     deadline = time.monotonic() + timeout
     headers = {"Authorization": f"Bearer {LGOS_DEV_KEY}"}
-    url = f"http://127.0.0.1:{stack['LGOS_PORT']}/v1/models"
+    url = f"http://127.0.0.1:{stack[port]}/v1/models"
     while True:
         try:
             models = httpx.get(url, headers=headers, timeout=5).raise_for_status().json()["data"]
@@ -238,8 +241,10 @@ def test_a_changed_and_a_new_graph_reach_both_uis_after_one_sync(
     source = registry.read_text()
     registry.write_text(source[: source.index("\n\ndef create_registry")] + SECOND_GRAPH)
     started = time.monotonic()
-    # No restart by hand: the reload setting restarts LGOS and its worker on the change.
-    assert served_by_lgos(stack, CHANGED)[-2:] == ["my-graph", "my-second-graph"]
+    # No restart by hand: the reload setting restarts both LGOS instances (the gateway routes to
+    # both) and the worker on the change.
+    for port in ("LGOS_PORT", "LGOS_SECOND_PORT"):
+        assert served_by_lgos(stack, CHANGED, port)[-2:] == ["my-graph", "my-second-graph"]
     print(f"reloaded in {time.monotonic() - started:.0f}s")
     said = devstack(stack, "sync")  # what `make gateway-sync` runs
     print(f"reload and one sync took {time.monotonic() - started:.0f}s")

@@ -1,7 +1,10 @@
 """The LiteLLM side of the catalog sync: LGOS graphs as ``model_list`` entries (pure, no I/O).
 
 Entries the sync owns carry ``model_info.managed_by``; every other entry belongs to the operator
-and is kept exactly as written. UIs read ``model_info.lgos`` from LiteLLM's native ``/model/info``.
+and is kept exactly as written. With several LGOS instances each graph is one deployment per
+instance, all under the graph's one model name: LiteLLM's router spreads requests over them and
+retries a failed call on the group (``router_settings`` in the base config). UIs read
+``model_info.lgos`` from LiteLLM's native ``/model/info``.
 """
 
 from __future__ import annotations
@@ -17,10 +20,15 @@ MANAGED_BY = "lgos-catalog-sync"
 
 @dataclass(frozen=True, slots=True)
 class Upstream:
-    """How LiteLLM reaches LGOS (may differ from the URL the sync read, e.g. in compose)."""
+    """How LiteLLM reaches LGOS (may differ from the URL the sync read, e.g. in compose): one
+    ``/v1`` base URL per instance, all serving the same registry."""
 
-    api_base: str
+    api_bases: tuple[str, ...]
     api_key: str
+
+    def __post_init__(self) -> None:
+        if not self.api_bases or len(set(self.api_bases)) != len(self.api_bases):
+            raise CatalogError("name each LGOS upstream URL once, and at least one")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,15 +48,20 @@ def is_managed(entry: dict[str, Any]) -> bool:
     return isinstance(info, dict) and info.get("managed_by") == MANAGED_BY
 
 
-def deployment(graph: Graph, upstream: Upstream) -> dict[str, Any]:
+def deployments(graph: Graph, upstream: Upstream) -> list[dict[str, Any]]:
+    """The graph's deployments, one per LGOS instance, in the order the URLs were given."""
+    return [deployment(graph, api_base, upstream.api_key) for api_base in upstream.api_bases]
+
+
+def deployment(graph: Graph, api_base: str, api_key: str) -> dict[str, Any]:
     return {
         "model_name": graph.gateway_name,
         "litellm_params": {
             # openai/<id> + api_base: LiteLLM forwards /v1/responses natively and keeps Chat
             # Completions as real Chat Completions (no model_info.mode).
             "model": f"openai/{graph.id}",
-            "api_base": upstream.api_base,
-            "api_key": upstream.api_key,
+            "api_base": api_base,
+            "api_key": api_key,
         },
         "model_info": {
             "managed_by": MANAGED_BY,
@@ -66,11 +79,14 @@ def merge_catalog(
     """A new config whose managed entries are exactly ``graphs``; operator entries untouched."""
     models = config.get("model_list") or []
     operator = [entry for entry in models if not is_managed(entry)]
-    previous = {entry["model_name"]: entry for entry in models if is_managed(entry)}
-    wanted = [deployment(graph, upstream) for graph in graphs]
-    names = [entry["model_name"] for entry in wanted]
+    previous: dict[str, list[dict[str, Any]]] = {}
+    for entry in models:
+        if is_managed(entry):
+            previous.setdefault(entry["model_name"], []).append(entry)
+    names = [graph.gateway_name for graph in graphs]
     if len(set(names)) != len(names):
         raise CatalogError("two graphs map to the same gateway model name")
+    wanted = {graph.gateway_name: deployments(graph, upstream) for graph in graphs}
     clashes = sorted({entry.get("model_name") for entry in operator} & set(names))
     if clashes:
         raise CatalogError(
@@ -79,8 +95,9 @@ def merge_catalog(
         )
     report = SyncReport(
         added=[n for n in names if n not in previous],
-        updated=[e["model_name"] for e in wanted if previous.get(e["model_name"], e) != e],
+        updated=[n for n in names if n in previous and previous[n] != wanted[n]],
         removed=sorted(set(previous) - set(names)),
-        unchanged=[e["model_name"] for e in wanted if previous.get(e["model_name"]) == e],
+        unchanged=[n for n in names if previous.get(n) == wanted[n]],
     )
-    return {**config, "model_list": operator + wanted}, report
+    served = [entry for name in names for entry in wanted[name]]
+    return {**config, "model_list": operator + served}, report

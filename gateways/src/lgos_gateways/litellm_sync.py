@@ -98,9 +98,8 @@ def reload_proxy(pid_file: Path, timeout: float) -> None:
 def sync(args: argparse.Namespace) -> int:
     with lgos_client(args.lgos_url) as lgos:
         graphs = fetch_catalog(lgos)
-    upstream = Upstream(
-        api_base=args.upstream_url or f"{args.lgos_url}/v1", api_key=args.upstream_key
-    )
+    urls = [url.strip() for url in (args.upstream_url or "").split(",") if url.strip()]
+    upstream = Upstream(api_bases=tuple(urls or [f"{args.lgos_url}/v1"]), api_key=args.upstream_key)
     base = load_config(args.config, args.base, reseed=args.reseed)
     config, report = merge_catalog(base, graphs, upstream)
     if report.changed or args.reseed or not args.config.exists():
@@ -133,7 +132,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--upstream-url",
         default=env("LGOS_UPSTREAM_URL"),
-        help="LGOS /v1 base URL as the proxy reaches it (default: --lgos-url + /v1)",
+        help="LGOS /v1 base URL as the proxy reaches it (default: --lgos-url + /v1); several, "
+        "comma-separated, for several instances serving the same registry: one deployment "
+        "each under the graph's model name",
     )
     parser.add_argument(
         "--upstream-key",

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 from lgos_gateways.catalog import CatalogError, Graph
-from lgos_gateways.litellm_catalog import MANAGED_BY, Upstream, deployment, merge_catalog
+from lgos_gateways.litellm_catalog import MANAGED_BY, Upstream, deployments, merge_catalog
 
-UPSTREAM = Upstream(api_base="http://lgos:3004/v1", api_key="k")
+UPSTREAM = Upstream(api_bases=("http://lgos:3004/v1",), api_key="k")
 OPERATOR = {
     "model_name": "gpt-small",
     "litellm_params": {"model": "openai/gpt-4.1-mini", "api_key": "os.environ/OPENAI_API_KEY"},
@@ -41,7 +41,7 @@ def test_first_sync_adds_every_graph_after_operator_entries() -> None:
 
 
 def test_deployment_routes_natively_and_carries_the_extension() -> None:
-    entry = deployment(graph("simple-graph", "Streams."), UPSTREAM)
+    (entry,) = deployments(graph("simple-graph", "Streams."), UPSTREAM)
     assert entry["litellm_params"] == {
         "model": "openai/simple-graph",
         "api_base": "http://lgos:3004/v1",
@@ -80,3 +80,31 @@ def test_an_operator_entry_with_a_graph_name_is_refused() -> None:
 def test_duplicate_graphs_are_refused() -> None:
     with pytest.raises(CatalogError):
         merge_catalog(config(), [graph("a"), graph("a")], UPSTREAM)
+
+
+TWO = Upstream(api_bases=("http://127.0.0.1:3004/v1", "http://127.0.0.1:3015/v1"), api_key="k")
+
+
+def test_two_instances_give_each_graph_two_deployments_under_one_name() -> None:
+    merged, report = merge_catalog(config(OPERATOR), [graph("a"), graph("b")], TWO)
+    served = [(m["model_name"], m["litellm_params"].get("api_base")) for m in merged["model_list"]]
+    assert served == [
+        ("gpt-small", None),
+        ("lgos/a", "http://127.0.0.1:3004/v1"),
+        ("lgos/a", "http://127.0.0.1:3015/v1"),
+        ("lgos/b", "http://127.0.0.1:3004/v1"),
+        ("lgos/b", "http://127.0.0.1:3015/v1"),
+    ]
+    assert report.added == ["lgos/a", "lgos/b"]
+    again, same = merge_catalog(merged, [graph("a"), graph("b")], TWO)
+    assert again == merged and not same.changed
+    one, shrunk = merge_catalog(merged, [graph("a"), graph("b")], UPSTREAM)
+    assert shrunk.updated == ["lgos/a", "lgos/b"]  # an instance left: its deployments go
+    assert [m["model_name"] for m in one["model_list"]] == ["gpt-small", "lgos/a", "lgos/b"]
+
+
+def test_each_upstream_is_named_once() -> None:
+    with pytest.raises(CatalogError, match="name each LGOS upstream URL once"):
+        Upstream(api_bases=("http://a/v1", "http://a/v1"), api_key="k")
+    with pytest.raises(CatalogError):
+        Upstream(api_bases=(), api_key="k")

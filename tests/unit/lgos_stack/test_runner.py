@@ -140,7 +140,7 @@ def test_lgos_and_its_worker_serve_the_registry_setting(
     monkeypatch.setenv("LGOS_APP_DIR", "my-project")
     monkeypatch.setenv("LGOS_PROJECT", "../my-graph")
     plan = {c.name: c for c in components(Ports.from_env())}
-    for name in ("lgos", "lgos-worker"):  # they run from the repository root, not from here
+    for name in ("lgos", "lgos-2", "lgos-worker"):  # they run from the repository root
         assert plan[name].env["LGOS_APP_DIR"] == str(tmp_path / "my-project")
         assert plan[name].env["LGOS_PROJECT"] == str(tmp_path.parent / "my-graph")
 
@@ -154,10 +154,10 @@ def test_the_reload_setting_runs_lgos_and_its_worker_with_reload(
     assert not any("--reload" in c.args for c in plan.values())
     monkeypatch.setenv("LGOS_RELOAD", setting)
     plan = {c.name: c for c in components(Ports.from_env())}
-    for name in ("lgos", "lgos-worker"):
+    for name in ("lgos", "lgos-2", "lgos-worker"):
         assert ("--reload" in plan[name].args) is reloads, plan[name].args
     assert not any(
-        "--reload" in c.args for n, c in plan.items() if n not in {"lgos", "lgos-worker"}
+        "--reload" in c.args for n, c in plan.items() if n not in {"lgos", "lgos-2", "lgos-worker"}
     )
 
 

@@ -14,8 +14,9 @@ LiteLLM restarts with the new catalog, Open WebUI's model entries follow, Chainl
 within seconds; neither UI restarts.
 
 Ports and the state folder can be overridden (tests run a private stack on free ports):
-LGOS_PORT, LGOS_WORKER_PORT (health only, default 3011), OFFLINE_MODEL_PORT, SEARXNG_PORT,
-POSTGRES_PORT, REDIS_PORT, OPENAI_GATEWAY_PORT, MCP_DEMO_DB_PORT, FILES_PORT, EMBEDDINGS_PORT,
+LGOS_PORT, LGOS_SECOND_PORT (the second instance, default 3015), LGOS_WORKER_PORT (health
+only, default 3011), OFFLINE_MODEL_PORT, SEARXNG_PORT, POSTGRES_PORT, REDIS_PORT,
+OPENAI_GATEWAY_PORT, MCP_DEMO_DB_PORT, FILES_PORT, EMBEDDINGS_PORT,
 CHAINLIT_PORT, OPEN_WEBUI_PORT, DEVSTACK_STATE_DIR, DEVSTACK_PGDATA (the PostgreSQL data folder;
 as root it must be reachable by the lgos-dev user). FILES_API_KEYS sets the Files service's
 bearer key(s).

@@ -146,6 +146,12 @@ def lgos(ports: Ports) -> Component:
     return _lgos("lgos", "serve", ports.lgos, ports, setup=jobs.prepare_knowledge)
 
 
+def lgos_second(ports: Ports) -> Component:
+    """The second instance of the same registry and shared state: any instance answers any
+    follow-up (a paused review, a background job), so the gateway routes to both."""
+    return _lgos("lgos-2", "serve", ports.lgos_second, ports)
+
+
 def lgos_worker(ports: Ports) -> Component:
     return _lgos("lgos-worker", "worker", ports.lgos_worker, ports)
 
@@ -293,6 +299,7 @@ COMPONENTS: tuple[Callable[[Ports], Component], ...] = (
     files,
     offline_model,
     lgos,
+    lgos_second,
     lgos_worker,
     mcp_db,
     gateway,

@@ -89,6 +89,14 @@ def prepare_knowledge(component: Component, stack: Stack) -> None:
     stack.env["DEMO_API_VECTOR_STORE_ID"] = id_file.read_text().strip()
 
 
+def lgos_ports(stack: Stack) -> list[int]:
+    """The LGOS instances the gateway routes to: those the stack runs (DEVSTACK_SKIP may leave
+    out the second)."""
+    skipped = {name.strip() for name in os.environ.get("DEVSTACK_SKIP", "").split(",")}
+    second = [] if "lgos-2" in skipped else [stack.ports.lgos_second]
+    return [stack.ports.lgos, *second]
+
+
 def litellm_sync(stack: Stack, *extra: str) -> None:
     """Publish LGOS's catalog into the LiteLLM config the stack serves."""
     run_job(
@@ -96,6 +104,9 @@ def litellm_sync(stack: Stack, *extra: str) -> None:
         "lgos_gateways.litellm_sync",
         "--lgos-url",
         f"http://127.0.0.1:{stack.ports.lgos}",
+        # Both instances: one deployment each under every graph's model name.
+        "--upstream-url",
+        ",".join(f"http://127.0.0.1:{port}/v1" for port in lgos_ports(stack)),
         "--config",
         str(state_dir() / "litellm.yaml"),
         # LiteLLM reads the key from its own environment; the config names only the variable.

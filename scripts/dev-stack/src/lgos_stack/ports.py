@@ -43,6 +43,7 @@ PORT_VARIABLES: dict[str, tuple[str, int]] = {
     "files": ("FILES_PORT", 3006),
     "offline_model": ("OFFLINE_MODEL_PORT", 3007),
     "lgos": ("LGOS_PORT", 3004),
+    "lgos_second": ("LGOS_SECOND_PORT", 3015),
     "lgos_worker": ("LGOS_WORKER_PORT", 3011),
     "mcp_db": ("MCP_DEMO_DB_PORT", 3012),
     "gateway": ("OPENAI_GATEWAY_PORT", 3000),
@@ -63,6 +64,8 @@ class Ports:
     files: int
     offline_model: int
     lgos: int
+    lgos_second: int
+    """The second LGOS instance: the gateway routes every graph to both."""
     lgos_worker: int
     """The worker has no fixed port in the design; it serves only its health check."""
     mcp_db: int

@@ -1,5 +1,6 @@
-"""The stack runner: start the components in order (each once all before it are healthy), stop
-them in reverse, and the pid file a detached stack leaves behind.
+"""The stack runner: start the components side by side, each once what it needs is healthy
+(``lgos_stack.order``), stop them in reverse order of start, and the pid file a detached stack
+leaves behind.
 
 What the runner reports goes through ``say`` (the CLI prints it as it happens).
 """
@@ -10,12 +11,13 @@ import contextlib
 import json
 import os
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
-from lgos_stack import jobs, keys
+from lgos_stack import jobs, keys, order
 from lgos_stack.components import components, planned
 from lgos_stack.model import Component, Stack
 from lgos_stack.paths import ROOT, state_dir
@@ -165,6 +167,64 @@ def recorded() -> dict[str, Started]:
     }
 
 
+def start_all(
+    plan: list[Component],
+    stack: Stack,
+    processes: dict[str, subprocess.Popen[bytes]],
+    started: dict[str, Started],
+    say: Say,
+) -> None:
+    """Start every planned component as soon as what it needs (``lgos_stack.order``) is
+    healthy, side by side, each saying how long it took; the first failure stops the start
+    (raised here once every component under way has come to rest)."""
+    names = [c.name for c in plan]
+    done = {name: threading.Event() for name in names}
+    failed: list[BaseException] = []
+    lock = threading.Lock()
+
+    def wait_for_all(needed: tuple[str, ...]) -> bool:
+        for name in needed:
+            while not done[name].wait(0.1):
+                if failed:
+                    return False
+        return not failed
+
+    def bring_up(component: Component) -> None:
+        try:
+            if not wait_for_all(order.needs(component.name, names)):
+                return
+            begun = time.monotonic()
+            with lock:  # one setup step or spawn at a time: they share the stack's environment
+                if failed:
+                    return
+                process = start(component, stack)
+                processes[component.name] = process
+                started[component.name] = Started.of(process.pid)
+            wait_healthy(component, process)
+            took = time.monotonic() - begun
+            if component.ready is not None:
+                if not wait_for_all(order.ready_needs(component.name, names)):
+                    return
+                component.ready(component, stack)
+            scheme = "tcp" if component.tcp_health else "http"
+            say(
+                f"{component.name:14} healthy on {scheme}://127.0.0.1:{component.port} "
+                f"in {took:.1f}s"
+            )
+            done[component.name].set()
+        except BaseException as error:  # a SystemExit from wait_healthy too
+            failed.append(error)
+
+    threads = [threading.Thread(target=bring_up, args=(c,), daemon=True) for c in plan]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        while thread.is_alive():
+            thread.join(0.2)
+    if failed:
+        raise failed[0]
+
+
 def up(detach: bool, say: Say, warn: Say) -> int:
     """Start the planned components; detached, record them and return, else run until Ctrl-C
     (0) or until one stops by itself (1)."""
@@ -175,15 +235,9 @@ def up(detach: bool, say: Say, warn: Say) -> int:
     processes: dict[str, subprocess.Popen[bytes]] = {}
     keep_running = False
     try:
-        for component in plan:
-            process = start(component, stack)
-            processes[component.name] = process
-            started[component.name] = Started.of(process.pid)
-            wait_healthy(component, process)
-            if component.ready is not None:
-                component.ready(component, stack)
-            scheme = "tcp" if component.tcp_health else "http"
-            say(f"{component.name:14} healthy on {scheme}://127.0.0.1:{component.port}")
+        begun = time.monotonic()
+        start_all(plan, stack, processes, started, say)
+        say(f"stack healthy in {time.monotonic() - begun:.1f}s")
         for line in summary(stack, plan):
             say(line)
         if detach:

@@ -1,6 +1,7 @@
 """``lgos serve [MODULE:FACTORY ...]`` serves registries (default: ``LGOS_REGISTRY``);
 ``lgos worker [MODULE:FACTORY ...]`` runs their background jobs (distributed engine); with
-``--reload`` either restarts on a change of the served code; ``lgos sweep`` deletes expired
+``--reload`` either restarts on a change of the served code, and ``serve --workers N``
+serves from N processes; ``lgos sweep`` deletes expired
 interrupt runs; ``lgos new NAME`` generates a project serving one graph of your own."""
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from lgos.scaffold import ScaffoldError, create_project, next_steps
 from lgos.settings import LGOSSettings
 from lgos.state import AppState
 from lgos.storage import PostgresLimits
+from lgos.workers import WorkersError, check_background, check_reload, serve_workers
 
 T = TypeVar("T")
 
@@ -108,8 +110,24 @@ def settings_from_env(**overrides: object) -> LGOSSettings:
     try:
         return LGOSSettings(**overrides)  # type: ignore[arg-type]
     except ValidationError as error:
-        problems = "; ".join(e["msg"].removeprefix("Value error, ") for e in error.errors())
+        problems = "; ".join(_problem(e["loc"], e["msg"]) for e in error.errors())
         raise SystemExit(f"lgos: invalid settings: {problems}") from None
+
+
+def _problem(location: tuple[int | str, ...], message: str) -> str:
+    """One settings error, named by its variable unless the message already names it."""
+    message = message.removeprefix("Value error, ")
+    if not location or message.startswith("LGOS_"):
+        return message
+    return f"LGOS_{str(location[0]).upper()}: {message}"
+
+
+def workers_or_exit(check: Callable[[], None]) -> None:
+    try:
+        check()
+    except WorkersError as error:
+        sys.stderr.write(f"lgos: {error}\n")
+        raise SystemExit(2) from None
 
 
 def add_target_options(command: argparse.ArgumentParser) -> None:
@@ -169,6 +187,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     serve_command = commands.add_parser("serve", help="serve a graph registry over the OpenAI API")
     add_target_options(serve_command)
     add_bind_options(serve_command, env_prefix="LGOS_", port=3004)
+    serve_command.add_argument(
+        "--workers",
+        type=int,
+        help="processes serving the port (LGOS_WORKERS, default 1); above 1 they share "
+        "PostgreSQL and Redis",
+    )
     sweep = commands.add_parser(
         "sweep", help="delete paused interrupt runs older than the TTL, then exit"
     )
@@ -208,11 +232,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
 
     overrides = target_overrides(commands.choices[args.command], args)
+    if args.workers is not None:
+        overrides["workers"] = args.workers
     settings = settings_from_env(**bind_overrides(args), **overrides)
     configure_logging(settings.log_level)
+    workers_or_exit(functools.partial(check_reload, settings))
     if settings.reload:
         reload_or_exit(settings, argv, grace=GRACEFUL_SHUTDOWN + 5)
-    app = create_app(registry_or_exit(settings), settings)
+    registry = registry_or_exit(settings)
+    if settings.workers > 1:
+        workers_or_exit(functools.partial(check_background, settings, registry))
+        serve_workers(settings, grace=GRACEFUL_SHUTDOWN)
+        return
+    app = create_app(registry, settings)
     tune_collector(settings.gc_thresholds)
     logging.getLogger("lgos").info(
         "serving", extra={"models": list(app.state.lgos.registry), "port": settings.port}

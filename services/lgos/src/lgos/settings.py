@@ -46,6 +46,11 @@ class LGOSSettings(BaseSettings):
     """`lgos serve` and `lgos worker` restart when a *.py file changes in the folders the
     registry modules come from (for authors; a paused review survives with PostgreSQL)."""
 
+    workers: int = Field(default=1, ge=1, le=64)
+    """`lgos serve` processes sharing the port, each with its own event loop (and its own
+    PostgreSQL pools); above 1 they need LGOS_POSTGRES_URI and LGOS_REDIS_URL, which hold what
+    one process's request leaves for the next."""
+
     host: str = "127.0.0.1"
     port: int = Field(default=3004, ge=1, le=65535)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
@@ -210,6 +215,11 @@ class LGOSSettings(BaseSettings):
         if self.background == "distributed" and not (self.postgres_uri and self.redis_url):
             raise ValueError(
                 "LGOS_BACKGROUND=distributed needs LGOS_POSTGRES_URI and LGOS_REDIS_URL"
+            )
+        if self.workers > 1 and not (self.postgres_uri and self.redis_url):
+            raise ValueError(
+                "LGOS_WORKERS above 1 needs LGOS_POSTGRES_URI and LGOS_REDIS_URL "
+                "(the processes share no memory)"
             )
         if self.worker_stale_after <= 2 * self.worker_heartbeat:
             raise ValueError("LGOS_WORKER_STALE_AFTER must exceed two heartbeats")

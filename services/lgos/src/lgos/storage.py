@@ -10,6 +10,7 @@ than ``reconnect_timeout``, so the first request after an outage reconnects at o
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,12 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 if TYPE_CHECKING:
     from lgos.settings import LGOSSettings
+
+
+MIGRATION_LOCK = 0x4C474F53
+"""The PostgreSQL advisory lock key schema set-up holds ("LGOS")."""
+MIGRATION_POLL = 0.1
+"""Seconds between tries for that lock."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +116,24 @@ class LivePool(AsyncConnectionPool[Any]):
             raise
 
 
+async def migrated(pool: Any, setup: Callable[[], Awaitable[object]]) -> None:
+    """Run ``setup`` (a schema migration through ``pool``) holding an advisory lock on a
+    connection of its own: processes starting together on a fresh database would otherwise race
+    to create the same tables and version rows, and all but one would fail."""
+    async with await psycopg.AsyncConnection.connect(pool.conninfo, **pool.kwargs) as lock:
+        # Polled, not waited for in one statement: a waiting statement is an open transaction,
+        # which the holder's CREATE INDEX CONCURRENTLY would wait for in turn (a deadlock).
+        while not await _try_lock(lock):  # noqa: ASYNC110 (the lock is another process's)
+            await asyncio.sleep(MIGRATION_POLL)
+        await setup()  # closing the connection releases the lock
+
+
+async def _try_lock(connection: Any) -> bool:
+    cursor = await connection.execute("SELECT pg_try_advisory_lock(%s) AS taken", (MIGRATION_LOCK,))
+    row = await cursor.fetchone()
+    return bool(row and row["taken"])
+
+
 async def open_store(
     stack: AsyncExitStack, postgres_uri: str | None, limits: PostgresLimits | None = None
 ) -> Any:
@@ -119,6 +144,7 @@ async def open_store(
         return InMemoryStore()
     from langgraph.store.postgres.aio import AsyncPostgresStore
 
-    store = AsyncPostgresStore(await open_pool(stack, postgres_uri, limits))
-    await store.setup()
+    pool = await open_pool(stack, postgres_uri, limits)
+    store = AsyncPostgresStore(pool)
+    await migrated(pool, store.setup)
     return store

@@ -21,7 +21,7 @@ from lgos.background.queue import cancel_channel, dispatch, make_broker
 from lgos.background.records import BackgroundRecords
 from lgos.redis_client import connect_redis
 from lgos.settings import LGOSSettings
-from lgos.storage import PostgresLimits, open_pool
+from lgos.storage import PostgresLimits, migrated, open_pool
 
 logger = logging.getLogger("lgos.background")
 
@@ -51,7 +51,7 @@ class DistributedBackend:
                 stack, settings.postgres_uri, PostgresLimits.from_settings(settings)
             )
             records = BackgroundRecords(pool, settings.background_queue)
-            await records.setup()
+            await migrated(pool, records.setup)
             broker = make_broker(
                 settings.redis_url, settings.background_queue, timeout=settings.redis_timeout
             )

@@ -47,7 +47,7 @@ from lgos.background.records import BackgroundRecords
 from lgos.errors import INTERNAL_ERROR_MESSAGE
 from lgos.redis_client import connect_redis
 from lgos.settings import LGOSSettings
-from lgos.storage import PostgresLimits, open_pool
+from lgos.storage import PostgresLimits, migrated, open_pool
 
 logger = logging.getLogger("lgos.worker")
 
@@ -108,7 +108,7 @@ class Worker:
                 stack, settings.postgres_uri, PostgresLimits.from_settings(settings)
             )
             self._records = BackgroundRecords(pool, settings.background_queue)
-            await self._records.setup()
+            await migrated(pool, self._records.setup)
             self._broker = make_broker(
                 settings.redis_url,
                 settings.background_queue,

@@ -23,7 +23,7 @@ from langgraph.checkpoint.base import (
 
 from lgos.errors import LeaseLostError
 from lgos.interrupts.coordinator import Lease, RunCoordinator
-from lgos.storage import PostgresLimits, open_pool
+from lgos.storage import PostgresLimits, migrated, open_pool
 
 logger = logging.getLogger("lgos.interrupts")
 
@@ -38,15 +38,17 @@ async def open_saver(
     if postgres_uri:
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
-        saver: Any = AsyncPostgresSaver(await open_pool(stack, postgres_uri, limits))
-    else:
-        import aiosqlite
-        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+        pool = await open_pool(stack, postgres_uri, limits)
+        saver: Any = AsyncPostgresSaver(pool)
+        await migrated(pool, saver.setup)
+        return saver
+    import aiosqlite
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-        await asyncio.to_thread(state_dir.mkdir, parents=True, exist_ok=True)
-        connection = await aiosqlite.connect(state_dir / "checkpoints.sqlite")
-        stack.push_async_callback(connection.close)
-        saver = AsyncSqliteSaver(connection)
+    await asyncio.to_thread(state_dir.mkdir, parents=True, exist_ok=True)
+    connection = await aiosqlite.connect(state_dir / "checkpoints.sqlite")
+    stack.push_async_callback(connection.close)
+    saver = AsyncSqliteSaver(connection)
     await saver.setup()
     return saver
 
