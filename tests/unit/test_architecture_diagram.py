@@ -52,7 +52,8 @@ def test_the_diagram_draws_every_component_and_only_components() -> None:
 
 
 def test_each_node_shows_its_fixed_port() -> None:
-    fixed = {name.replace("_", "-"): port for name, (_, port) in PORT_VARIABLES.items()}
+    defaults = Ports(**{name: port for name, (_, port) in PORT_VARIABLES.items()})
+    fixed = {component.name: component.port for component in components(defaults)}
     fixed["minio"] = 3009
     for node_id, label in nodes(diagram()).items():
         if node_id in CLIENTS:

@@ -1,8 +1,11 @@
 """What README.md and the quickstart show `make dev` printing is what it prints: one
-"healthy on" line per component in start order at its default port, then the summary's lines
+"healthy on ... in Ns" line per component at its default port (in the order they became healthy,
+which varies: components start side by side), the whole start's time, then the summary's lines
 (a shown line may shorten a value with "..." but keeps its label), then the Ctrl-C line."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from lgos_stack import runner
@@ -18,6 +21,10 @@ def shown_output(page: str) -> list[str]:
     return ("postgres " + block).splitlines()
 
 
+HEALTHY = re.compile(r"(\S+) +healthy on (\S+) in \d+\.\ds")
+TOOK = re.compile(r"stack healthy in \d+\.\ds")
+
+
 def printed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     for variable, _ in PORT_VARIABLES.values():
         monkeypatch.delenv(variable, raising=False)
@@ -30,6 +37,7 @@ def printed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     for component in plan:
         scheme = "tcp" if component.tcp_health else "http"
         lines.append(f"{component.name:14} healthy on {scheme}://127.0.0.1:{component.port}")
+    lines.append("stack healthy in")
     lines += [line.replace(str(ROOT) + "/", "") for line in runner.summary(Stack(ports), plan)]
     return [*lines, "Ctrl-C stops the stack."]
 
@@ -39,7 +47,13 @@ def test_the_shown_output_is_the_printed_output(page: str, monkeypatch: pytest.M
     shown = [line for line in shown_output(page) if line.strip()]
     real = [part for line in printed(monkeypatch) for part in line.splitlines() if part.strip()]
     assert len(shown) == len(real), f"{page} shows {len(shown)} lines, make dev prints {len(real)}"
-    for show, line in zip(shown, real, strict=True):
+    count = real.index("stack healthy in")
+    healthy = [HEALTHY.fullmatch(line) for line in shown[:count]]
+    assert all(healthy), f"{page}: a component line is not NAME healthy on URL in N.Ns"
+    said = sorted(f"{m.group(1):14} healthy on {m.group(2)}" for m in healthy if m)
+    assert said == sorted(real[:count]), f"{page} shows other components or ports"
+    assert TOOK.fullmatch(shown[count]), f"{page}: {shown[count]!r} is not the whole start's time"
+    for show, line in zip(shown[count + 1 :], real[count + 1 :], strict=True):
         if "..." in show:
             head = show.split("...", 1)[0].rstrip(" ,;")
             assert line.startswith(head), f"{page}: {show!r} is not {line!r}"
