@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import FastAPI
 from service_kit.limits import BodyLimit
 from service_kit.openapi import install as install_openapi
+from service_kit.request_context import install as install_request_context
 
 from files_service import openapi
 from files_service.errors import install_error_handlers
@@ -52,4 +53,5 @@ def create_app(settings: FilesSettings | None = None, state: FilesState | None =
 
     install_error_handlers(app)
     install_openapi(app, openapi.describe)
+    install_request_context(app)
     return app

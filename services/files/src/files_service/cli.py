@@ -17,5 +17,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     add_bind_options(parser, env_prefix="FILES_", port=3006)
     settings = FilesSettings(**bind_overrides(parser.parse_args(argv)))
     configure_logging(settings.log_level, "files_service")
+    configure_logging(settings.log_level, "service_kit")
     app = create_app(settings)
     serve(app, host=settings.host, port=settings.port, log_level=settings.log_level)

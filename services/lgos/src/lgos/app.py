@@ -15,6 +15,7 @@ from langgraph.pregel import Pregel
 from service_kit.envelope import envelope_handler, error_response
 from service_kit.limits import BodyLimit, Limit
 from service_kit.openapi import install as install_openapi
+from service_kit.request_context import install as install_request_context
 from service_kit.responses import JSONResponse
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
@@ -116,6 +117,7 @@ def create_app(
     if settings.api_keys:
         app.add_middleware(APIKeyAuth, keys=settings.api_keys)
     _install_error_handlers(app)
+    install_request_context(app)
     return app
 
 

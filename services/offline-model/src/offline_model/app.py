@@ -6,6 +6,7 @@ import functools
 
 from fastapi import FastAPI
 from service_kit.limits import BodyLimit, Limit
+from service_kit.request_context import install as install_request_context
 from service_kit.responses import JSONResponse
 from starlette.responses import Response
 
@@ -40,4 +41,5 @@ def create_app(settings: OfflineModelSettings | None = None) -> FastAPI:
 
     limit = settings.max_request_bytes
     app.add_middleware(BodyLimit, default=Limit(limit, functools.partial(too_large, limit)))
+    install_request_context(app)
     return app

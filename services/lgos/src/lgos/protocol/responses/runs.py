@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from uuid import UUID
 
+from service_kit import context
 from starlette.requests import Request
 
 from lgos.config import GraphFeature
@@ -22,6 +23,7 @@ from lgos.protocol.cancel import run_or_cancel
 from lgos.protocol.responses.decode import DecodedResponsesRequest
 from lgos.runtime.events import RunOutcome
 from lgos.runtime.runner import GraphRunner, RunPlan
+from lgos.scope import scope_hash
 from lgos.state import AppState
 
 
@@ -71,13 +73,16 @@ async def open_run(
         return OpenRun(runner, runner.prepare(decoded.graph_request))
     service = await state.interrupts.service()
     resume = decoded.resume
+    trusted = scope()
+    context.bind(scope_hash=scope_hash(trusted))
     with naming_the_paused_response():
         if resume is None:
-            run = await service.start(runner.graph, scope(), runner.model, run_id)
+            run = await service.start(runner.graph, trusted, runner.model, run_id)
         else:
             run = await service.resume(
-                runner.graph, scope(), runner.model, resume.run_id, resume.answers
+                runner.graph, trusted, runner.model, resume.run_id, resume.answers
             )
+    context.bind(run_id=str(run.run_id), response_id=run.response_id)
     try:
         plan = service.prepare(runner, decoded.graph_request, run)
     except BaseException:

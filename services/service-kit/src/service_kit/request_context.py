@@ -1,0 +1,103 @@
+"""The outermost layer of every first-party server: one request id and one log line a request.
+
+:func:`install` wraps a FastAPI app's whole middleware stack (Starlette's own error layer
+included), so every response carries ``X-Request-Id``: answers, errors, unhandled 500s and
+event streams alike. Each request runs in a fresh log context (:mod:`service_kit.context`)
+holding its request id and, when the caller sent a valid W3C ``traceparent``, its trace id.
+When the response ends, one ``request`` line is logged with the method, the route template
+(never the raw path or query), the status and the duration.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from service_kit import context
+
+Scope = dict[str, Any]
+ASGIApp = Callable[..., Any]
+
+logger = logging.getLogger("service_kit.requests")
+_HEADER = context.REQUEST_ID_HEADER.lower().encode()
+_TRACEPARENT = context.TRACEPARENT_HEADER.encode()
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            try:
+                return bytes(value).decode("ascii")
+            except UnicodeDecodeError:
+                return None
+    return None
+
+
+def _route(scope: Scope) -> str:
+    route = scope.get("route")
+    path = getattr(route, "path", None)
+    return path if isinstance(path, str) else "unmatched"
+
+
+class RequestContext:
+    """ASGI middleware: the request id in force, the fresh log context, the closing line."""
+
+    def __init__(self, app: ASGIApp, *, on_response: Callable[..., None] | None = None) -> None:
+        self.app = app
+        self.on_response = on_response
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        rid = context.accepted_request_id(_header(scope, _HEADER)) or context.new_request_id()
+        traceparent = _header(scope, _TRACEPARENT)
+        trace_id = context.trace_id_of(traceparent)
+        status = 500
+        started = time.perf_counter()
+
+        async def send_with_id(message: dict[str, Any]) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+                headers = [
+                    (k, v) for k, v in message.get("headers", ()) if bytes(k).lower() != _HEADER
+                ]
+                headers.append((_HEADER, rid.encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        with context.fresh(
+            request_id=rid, trace_id=trace_id, traceparent=traceparent if trace_id else None
+        ):
+            try:
+                await self.app(scope, receive, send_with_id)
+            finally:
+                duration = time.perf_counter() - started
+                route = _route(scope)
+                logger.info(
+                    "request",
+                    extra={
+                        "method": scope.get("method"),
+                        "route": route,
+                        "status": status,
+                        "duration_ms": round(duration * 1000, 2),
+                    },
+                )
+                if self.on_response is not None:
+                    self.on_response(scope.get("method"), route, status, duration)
+
+
+def install(app: Any, *, on_response: Callable[..., None] | None = None) -> None:
+    """Make :class:`RequestContext` the outermost layer of ``app`` (a FastAPI/Starlette app).
+
+    ``on_response(method, route, status, seconds)`` is called once per finished request.
+    """
+    build = app.build_middleware_stack
+
+    def build_with_context() -> ASGIApp:
+        return RequestContext(build(), on_response=on_response)
+
+    app.build_middleware_stack = build_with_context
