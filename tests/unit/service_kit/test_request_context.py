@@ -135,7 +135,7 @@ async def test_every_response_carries_an_id_and_a_valid_caller_id_is_kept(
         "a" * 129,
         "has space",
         "semi;colon",
-        "quote\"d",
+        'quote"d',
         "<script>",
         "tab\there",
         "caf\u00e9".encode().decode("latin-1"),
