@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 from pydantic import ValidationError
+from service_kit import metrics
 from service_kit.logs import configure_logging
 from service_kit.reload import supervise, without_reload
 from service_kit.serve import add_bind_options, add_reload_option, bind_overrides, serve
@@ -86,6 +87,7 @@ async def run_worker(
         await worker.run(health_port)
     finally:
         await state.aclose()
+        metrics.mark_process_dead()
 
 
 def settings_from_env(**overrides: object) -> LGOSSettings:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from service_kit import context
+from service_kit import context, metrics
 
 Scope = dict[str, Any]
 ASGIApp = Callable[..., Any]
@@ -44,8 +44,15 @@ def _route(scope: Scope) -> str:
 class RequestContext:
     """ASGI middleware: the request id in force, the fresh log context, the closing line."""
 
-    def __init__(self, app: ASGIApp, *, on_response: Callable[..., None] | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        service: str | None = None,
+        on_response: Callable[..., None] | None = None,
+    ) -> None:
         self.app = app
+        self.service = service
         self.on_response = on_response
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
@@ -57,6 +64,9 @@ class RequestContext:
         trace_id = context.trace_id_of(traceparent)
         status = 500
         started = time.perf_counter()
+        in_flight = None if self.service is None else metrics.HTTP_IN_FLIGHT.labels(self.service)
+        if in_flight is not None:
+            in_flight.inc()
 
         async def send_with_id(message: dict[str, Any]) -> None:
             nonlocal status
@@ -77,6 +87,11 @@ class RequestContext:
             finally:
                 duration = time.perf_counter() - started
                 route = _route(scope)
+                if self.service is not None and in_flight is not None:
+                    in_flight.dec()
+                    metrics.record_response(
+                        self.service, scope.get("method"), route, status, duration
+                    )
                 logger.info(
                     "request",
                     extra={
@@ -90,14 +105,17 @@ class RequestContext:
                     self.on_response(scope.get("method"), route, status, duration)
 
 
-def install(app: Any, *, on_response: Callable[..., None] | None = None) -> None:
+def install(
+    app: Any, *, service: str | None = None, on_response: Callable[..., None] | None = None
+) -> None:
     """Make :class:`RequestContext` the outermost layer of ``app`` (a FastAPI/Starlette app).
 
+    With ``service``, requests are counted in :mod:`service_kit.metrics` under that name.
     ``on_response(method, route, status, seconds)`` is called once per finished request.
     """
     build = app.build_middleware_stack
 
     def build_with_context() -> ASGIApp:
-        return RequestContext(build(), on_response=on_response)
+        return RequestContext(build(), service=service, on_response=on_response)
 
     app.build_middleware_stack = build_with_context

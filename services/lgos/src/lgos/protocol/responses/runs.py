@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from uuid import UUID
 
-from service_kit import context
+from service_kit import context, metrics
 from starlette.requests import Request
 
 from lgos.config import GraphFeature
@@ -28,12 +28,14 @@ from lgos.state import AppState
 
 
 @contextmanager
-def naming_the_paused_response() -> Iterator[None]:
-    """A busy or conflicting interrupt run is reported against ``previous_response_id``."""
+def naming_the_paused_response(graph: str) -> Iterator[None]:
+    """A busy or conflicting interrupt run is reported against ``previous_response_id`` (and
+    counted)."""
     try:
         yield
     except RunConflictError as conflict:
         conflict.param = "previous_response_id"
+        metrics.RUN_CONFLICTS.labels(graph, conflict.code or "conflict").inc()
         raise
 
 
@@ -51,7 +53,7 @@ class OpenRun:
     async def invoke(self, request: Request) -> RunOutcome:
         """Run to completion, cancelled if the client leaves; then release the lease."""
         try:
-            with naming_the_paused_response():
+            with naming_the_paused_response(self.runner.model):
                 return await run_or_cancel(request, self.runner.invoke(self.plan))
         finally:
             if self.close is not None:
@@ -75,7 +77,7 @@ async def open_run(
     resume = decoded.resume
     trusted = scope()
     context.bind(scope_hash=scope_hash(trusted))
-    with naming_the_paused_response():
+    with naming_the_paused_response(runner.model):
         if resume is None:
             run = await service.start(runner.graph, trusted, runner.model, run_id)
         else:
