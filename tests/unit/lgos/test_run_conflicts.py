@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from prometheus_client import REGISTRY
 from lgos.errors import ConflictError, LeaseLostError, RunConflictError
 from lgos.protocol.responses.runs import naming_the_paused_response
 from lgos.runtime.runner import translate_failure
+from prometheus_client import REGISTRY
 
 
 def test_a_lost_lease_is_a_busy_run_about_no_request_field() -> None:
