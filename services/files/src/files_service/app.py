@@ -12,6 +12,7 @@ from service_kit import metrics
 from service_kit.limits import BodyLimit
 from service_kit.openapi import install as install_openapi
 from service_kit.request_context import install as install_request_context
+from service_kit.tracing import FASTAPI_TELEMETRY
 
 from files_service import openapi
 from files_service.errors import install_error_handlers
@@ -35,7 +36,9 @@ def create_app(settings: FilesSettings | None = None, state: FilesState | None =
             await state.aclose()
             metrics.mark_process_dead()
 
-    app = FastAPI(title="LGOS Files service", version="0.1.0", lifespan=lifespan)
+    app = FastAPI(
+        title="LGOS Files service", version="0.1.0", lifespan=lifespan, telemetry=FASTAPI_TELEMETRY
+    )
     app.state.files = state
     app.include_router(files.router)
     app.include_router(vector_stores.router)

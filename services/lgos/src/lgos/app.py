@@ -18,6 +18,7 @@ from service_kit.limits import BodyLimit, Limit
 from service_kit.openapi import install as install_openapi
 from service_kit.request_context import install as install_request_context
 from service_kit.responses import JSONResponse
+from service_kit.tracing import FASTAPI_TELEMETRY
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
@@ -101,7 +102,12 @@ def create_app(
             await state.aclose()
             metrics.mark_process_dead()
 
-    app = FastAPI(title="LangGraph OpenAI Serve", version="0.1.0", lifespan=lifespan)
+    app = FastAPI(
+        title="LangGraph OpenAI Serve",
+        version="0.1.0",
+        lifespan=lifespan,
+        telemetry=FASTAPI_TELEMETRY,
+    )
     app.state.lgos = state
     app.include_router(models_router)
     app.include_router(responses_router)

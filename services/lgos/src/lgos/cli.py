@@ -22,6 +22,7 @@ from service_kit import metrics
 from service_kit.logs import configure_logging
 from service_kit.reload import supervise, without_reload
 from service_kit.serve import add_bind_options, add_reload_option, bind_overrides, serve
+from service_kit.tracing import configure_tracing
 
 from lgos.app import build_runners, create_app
 from lgos.background.worker import Worker
@@ -173,6 +174,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         extra.update(target_overrides(commands.choices[args.command], args))
         settings = settings_from_env(background="distributed", **extra)
         configure_logging(settings.log_level)
+        configure_tracing("lgos-worker")
         if settings.reload:
             reload_or_exit(settings, argv, grace=settings.worker_shutdown_grace + 10)
         asyncio.run(run_worker(registry_or_exit(settings), settings, args.port))
@@ -188,6 +190,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     overrides = target_overrides(commands.choices[args.command], args)
     settings = settings_from_env(**bind_overrides(args), **overrides)
     configure_logging(settings.log_level)
+    configure_tracing("lgos")
     if settings.reload:
         reload_or_exit(settings, argv, grace=GRACEFUL_SHUTDOWN + 5)
     app = create_app(registry_or_exit(settings), settings)

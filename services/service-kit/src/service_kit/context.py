@@ -20,6 +20,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from opentelemetry import propagate
+
 REQUEST_ID_HEADER = "X-Request-Id"
 TRACEPARENT_HEADER = "traceparent"
 MAX_REQUEST_ID = 128
@@ -102,14 +104,13 @@ def request_id() -> str | None:
 
 def outgoing_headers() -> dict[str, str]:
     """What a call to another service made for this request carries: its ``X-Request-Id``
-    and the caller's W3C ``traceparent`` (forwarded as received: this process starts no spans
-    of its own)."""
-    fields = _context.get()
+    and the W3C trace context of the current span (with tracing off, the caller's
+    ``traceparent`` as it came)."""
     headers: dict[str, str] = {}
-    for name, key in ((REQUEST_ID_HEADER, "request_id"), (TRACEPARENT_HEADER, "traceparent")):
-        value = fields.get(key)
-        if isinstance(value, str):
-            headers[name] = value
+    rid = request_id()
+    if rid is not None:
+        headers[REQUEST_ID_HEADER] = rid
+    propagate.inject(headers)
     return headers
 
 

@@ -15,14 +15,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from service_kit import context, metrics
+from opentelemetry import propagate, trace
+from opentelemetry.trace import SpanKind, StatusCode
+
+from service_kit import context, metrics, tracing
 
 Scope = dict[str, Any]
 ASGIApp = Callable[..., Any]
 
 logger = logging.getLogger("service_kit.requests")
 _HEADER = context.REQUEST_ID_HEADER.lower().encode()
-_TRACEPARENT = context.TRACEPARENT_HEADER.encode()
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -60,8 +62,18 @@ class RequestContext:
             await self.app(scope, receive, send)
             return
         rid = context.accepted_request_id(_header(scope, _HEADER)) or context.new_request_id()
-        traceparent = _header(scope, _TRACEPARENT)
-        trace_id = context.trace_id_of(traceparent)
+        carrier = {
+            name: value
+            for name in ("traceparent", "tracestate")
+            if (value := _header(scope, name.encode())) is not None
+        }
+        method = str(scope.get("method", "OTHER"))
+        span = tracing.tracer().start_span(
+            method,
+            context=propagate.extract(carrier),
+            kind=SpanKind.SERVER,
+            attributes={"http.request.method": method},
+        )
         status = 500
         started = time.perf_counter()
         in_flight = None if self.service is None else metrics.HTTP_IN_FLIGHT.labels(self.service)
@@ -79,14 +91,21 @@ class RequestContext:
                 message = {**message, "headers": headers}
             await send(message)
 
-        with context.fresh(
-            request_id=rid, trace_id=trace_id, traceparent=traceparent if trace_id else None
+        with (
+            trace.use_span(span, end_on_exit=True, record_exception=False),
+            context.fresh(request_id=rid, trace_id=tracing.hex_trace_id(span)),
         ):
             try:
                 await self.app(scope, receive, send_with_id)
             finally:
                 duration = time.perf_counter() - started
                 route = _route(scope)
+                if span.is_recording():
+                    span.update_name(f"{method} {route}")
+                    span.set_attribute("http.route", route)
+                    span.set_attribute("http.response.status_code", status)
+                    if status >= 500:
+                        span.set_status(StatusCode.ERROR)
                 if self.service is not None and in_flight is not None:
                     in_flight.dec()
                     metrics.record_response(

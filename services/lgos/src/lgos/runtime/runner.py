@@ -177,7 +177,7 @@ class GraphRunner:
                         outcome = event
                 assert outcome is not None
                 return outcome
-            with RunMeter(self.model) as meter:
+            with RunMeter(self.model, plan.config) as meter:
                 state = await self.graph.ainvoke(plan.input, plan.config, context=plan.context)
                 meter.outcome = "completed"
             return outcome_of(self._to_message(state), plan.observer.usage, plan.offered_functions)
@@ -193,7 +193,7 @@ class GraphRunner:
         return self._run(plan, stream_text=True)
 
     async def _run(self, plan: RunPlan, *, stream_text: bool) -> AsyncIterator[RunEvent]:
-        with RunMeter(self.model) as meter:
+        with RunMeter(self.model, plan.config) as meter:
             async for event in self._run_metered(plan, meter, stream_text=stream_text):
                 yield event
 
