@@ -24,6 +24,8 @@ from tests.support.lgos_processes import api_process, worker_process
 from tests.support.servers import Server
 from tests.support.shared_state import REDIS_URL, shared_env
 
+# Seconds a process may take to start: several start at once, on a machine the other tiers load.
+START = 120.0
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
 
@@ -65,7 +67,10 @@ def env(postgres_uri: str, offline_model: Server, state: Path) -> Iterator[dict[
 
 @pytest.fixture(scope="module")
 def two_apis(env: dict[str, str], state: Path) -> Iterator[tuple[Server, Server]]:
-    with api_process(env, state / "a.log") as a, api_process(env, state / "b.log") as b:
+    with (
+        api_process(env, state / "a.log", timeout=START) as a,
+        api_process(env, state / "b.log", timeout=START) as b,
+    ):
         yield a, b
 
 
@@ -136,7 +141,7 @@ async def test_the_background_queue_and_the_worker(
     assert value(waiting, "lgos_background_oldest_job_age_seconds") >= 0.2
     (state / "worker-metrics").mkdir()
     worker_env = {**env, "PROMETHEUS_MULTIPROC_DIR": str(state / "worker-metrics")}
-    with worker_process(worker_env, state / "worker.log") as worker:
+    with worker_process(worker_env, state / "worker.log", timeout=START) as worker:
         while queued.status in ("queued", "in_progress"):
             queued = await sa.responses.retrieve(queued.id)
         assert queued.status == "completed"
@@ -176,7 +181,7 @@ def test_a_stopped_process_leaves_its_counts_but_not_its_live_gauges(
     env: dict[str, str], state: Path, two_apis: tuple[Server, Server]
 ) -> None:
     a, _ = two_apis
-    with api_process(env, state / "c.log") as c:
+    with api_process(env, state / "c.log", timeout=START) as c:
         httpx.post(f"{c.url}/v1/responses", json={"model": "scripted", "input": "c"}, timeout=30)
         during = scrape(a)
     after = scrape(a)

@@ -8,6 +8,7 @@ One trace per request continuing the caller's ``traceparent``: the HTTP server s
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -109,3 +110,27 @@ async def test_tools_get_their_own_spans(lgos: AsyncOpenAI, spans: InMemorySpanE
         assert tool.name == f"execute_tool {attrs['gen_ai.tool.name']}"
         assert attrs["gen_ai.operation.name"] == "execute_tool"
         assert parent_of(tool) == run.context.span_id
+
+
+async def test_a_background_run_joins_the_submitting_requests_trace(
+    lgos: AsyncOpenAI, spans: InMemorySpanExporter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEMO_API_REPORT_STEP_SECONDS", "0.05")
+    queued = await lgos.responses.create(
+        model="background-report",
+        input="report",
+        background=True,
+        extra_headers={"traceparent": TRACEPARENT},
+    )
+    while queued.status in ("queued", "in_progress"):
+        await asyncio.sleep(0.05)
+        queued = await lgos.responses.retrieve(queued.id)
+    assert queued.status == "completed"
+    named = tree(spans.get_finished_spans())
+    [submit] = [
+        s for s in named["POST /v1/responses"] if format(s.context.trace_id, "032x") == CALLER_TRACE
+    ]
+    assert [e.name for e in submit.events] == ["lgos.background.queued"]
+    [run] = named["invoke_workflow background-report"]
+    assert format(run.context.trace_id, "032x") == CALLER_TRACE
+    assert parent_of(run) == submit.context.span_id

@@ -19,6 +19,7 @@ def test_a_job_round_trips_through_json_without_its_decoded_request() -> None:
         "created_at": 7,
         "run_id": "run",
         "request_id": "req_1",
+        "traceparent": None,
     }
     loaded = BackgroundJob.from_json(orjson.loads(orjson.dumps(stored)))
     assert loaded == job

@@ -40,6 +40,8 @@ class BackgroundJob:
     """Interrupt runs only: the run id chosen at submission (a resume's is its paused run's)."""
     request_id: str | None = None
     """The submitting request's id, so the job's log lines and calls carry it too."""
+    traceparent: str | None = None
+    """The submitting request's W3C trace context: the job's run span joins its trace."""
     decoded: Any = field(default=None, compare=False, repr=False)
     """The request as decoded at submission, for a job run by the process that accepted it;
     never stored."""
