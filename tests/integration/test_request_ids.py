@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,11 +108,19 @@ def records(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.startswith("{")]
 
 
-def served(path: Path, request_id: str) -> list[dict[str, Any]]:
-    """The ``request`` lines a service wrote for ``request_id``."""
-    return [
-        r for r in records(path) if r["event"] == "request" and r.get("request_id") == request_id
-    ]
+def served(path: Path, request_id: str, at_least: int = 1) -> list[dict[str, Any]]:
+    """The ``request`` lines a service wrote for ``request_id``, once ``at_least`` are there (a
+    service writes its line as its response ends, which its caller may see a moment before)."""
+    deadline = time.monotonic() + 10
+    while True:
+        found = [
+            r
+            for r in records(path)
+            if r["event"] == "request" and r.get("request_id") == request_id
+        ]
+        if len(found) >= at_least or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
 
 
 async def test_a_research_run_carries_the_callers_id_to_every_service(
@@ -132,7 +141,7 @@ async def test_a_research_run_carries_the_callers_id_to_every_service(
     assert raw.headers["x-request-id"] == "research-run-1"
     assert [item.type for item in response.output] == ["web_search_call", "message"]
     # The model was called at least twice (classification, answer), the Files service searched.
-    assert len(served(stack.logs / "offline-model.log", "research-run-1")) >= 2
+    assert len(served(stack.logs / "offline-model.log", "research-run-1", at_least=2)) >= 2
     searched = served(stack.logs / "files.log", "research-run-1")
     assert any(r["route"] == "/v1/vector_stores/{vector_store_id}/search" for r in searched)
     assert b"x-request-id: research-run-1" in bytes(stack.searxng_proxy.requests).lower()

@@ -18,6 +18,7 @@ from tests.support.servers import Server
 from tests.support.shared_state import shared_env
 
 SERVER_KIND = 2  # OTLP's SPAN_KIND_SERVER
+ROOT = "POST /v1/responses"
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +59,7 @@ def one_request(spans: list[ReceivedSpan], service: str, caller_span: str) -> Re
     assert {s.service for s in spans} == {service}
     [server] = [s for s in spans if s.kind == SERVER_KIND]
     assert server.parent_id == caller_span
-    assert server.name == "POST /v1/responses"
+    assert server.name == ROOT
     assert server.attributes["http.response.status_code"] == 200
     [run] = [s for s in spans if s.name == "invoke_workflow interruptible-approval"]
     assert run.parent_id == server.span_id
@@ -86,9 +87,9 @@ async def test_pause_and_resume_on_two_processes_are_two_linked_traces(
         extra_headers=traceparent(second, "2" * 16),
     )
     assert done.status == "completed"
-    pause = one_request(receiver.trace(first, at_least=2), "lgos-a", "1" * 16)
+    pause = one_request(receiver.trace(first, root=ROOT), "lgos-a", "1" * 16)
     assert "gen_ai.run.paused" in pause.events
     assert pause.attributes["lgos.run.outcome"] == "paused"
-    resume = one_request(receiver.trace(second, at_least=2), "lgos-b", "2" * 16)
+    resume = one_request(receiver.trace(second, root=ROOT), "lgos-b", "2" * 16)
     assert resume.attributes["lgos.run.outcome"] == "completed"
     assert "gen_ai.run.paused" not in resume.events

@@ -83,13 +83,14 @@ class OTLPReceiver:
                     with self._lock:
                         self.spans.append(received)
 
-    def trace(self, trace_id: str, *, at_least: int, timeout: float = 15.0) -> list[ReceivedSpan]:
-        """The spans of ``trace_id`` once ``at_least`` arrived (exports are batched)."""
+    def trace(self, trace_id: str, *, root: str, timeout: float = 30.0) -> list[ReceivedSpan]:
+        """The spans of ``trace_id`` once the span named ``root`` arrived (it ends last; exports
+        are batched)."""
         deadline = time.monotonic() + timeout
         while True:
             with self._lock:
                 found = [s for s in self.spans if s.trace_id == trace_id]
-            if len(found) >= at_least or time.monotonic() > deadline:
+            if any(s.name == root for s in found) or time.monotonic() > deadline:
                 return found
             time.sleep(0.1)
 
