@@ -9,6 +9,8 @@ path on purpose while real traffic flows:
 - ``mode = "blackhole"``: new connections are accepted and never answered (a dead route);
   combine with ``cut()`` so open ones go silent too.
 - ``delay``: seconds added before each forwarded chunk, in both directions.
+- ``requests``: every byte the clients sent upstream, kept for a test to read (headers a
+  process passed on, say).
 
 It runs its own event loop in a daemon thread, so sync fixtures and any test's loop can drive it;
 every control method is thread-safe. Not product code: tests only.
@@ -37,6 +39,8 @@ class FaultProxy:
         self.delay = 0.0
         self.accepted = 0
         """Connections accepted so far (in any mode)."""
+        self.requests = bytearray()
+        """Every byte forwarded from the clients to the upstream."""
         self._writers: set[asyncio.StreamWriter] = set()
         self._open = 0
         self._loop = asyncio.new_event_loop()
@@ -118,7 +122,9 @@ class FaultProxy:
                 return
             self._writers.update((writer, up_writer))
             await asyncio.gather(
-                self._pipe(reader, up_writer), self._pipe(up_reader, writer), return_exceptions=True
+                self._pipe(reader, up_writer, self.requests),
+                self._pipe(up_reader, writer),
+                return_exceptions=True,
             )
             for end in (writer, up_writer):
                 self._writers.discard(end)
@@ -128,9 +134,16 @@ class FaultProxy:
         finally:
             self._open -= 1
 
-    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _pipe(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        record: bytearray | None = None,
+    ) -> None:
         try:
             while data := await reader.read(_CHUNK):
+                if record is not None:
+                    record.extend(data)
                 if self.delay:
                     await asyncio.sleep(self.delay)
                 if writer not in self._writers:

@@ -12,15 +12,18 @@ TARGET = "tests.support.graphs:create_registry"
 
 
 @contextmanager
-def api_process(env: dict[str, str], log: Path) -> Iterator[Server]:
+def api_process(env: dict[str, str], log: Path, *, timeout: float = 30.0) -> Iterator[Server]:
     port = free_port()
-    with serve(["lgos", "serve", TARGET, "--port", str(port)], port=port, env=env, log=log) as s:
+    args = ["lgos", "serve", TARGET, "--port", str(port)]
+    with serve(args, port=port, env=env, log=log, timeout=timeout) as s:
         yield s
 
 
 @contextmanager
-def worker_process(env: dict[str, str], log: Path, concurrency: int = 2) -> Iterator[Server]:
+def worker_process(
+    env: dict[str, str], log: Path, concurrency: int = 2, *, timeout: float = 30.0
+) -> Iterator[Server]:
     port = free_port()
     args = ["lgos", "worker", TARGET, "--port", str(port), "--concurrency", str(concurrency)]
-    with serve(args, port=port, env=env, log=log) as server:
+    with serve(args, port=port, env=env, log=log, timeout=timeout) as server:
         yield server

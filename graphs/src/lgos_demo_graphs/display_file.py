@@ -23,6 +23,7 @@ from langgraph.pregel import Pregel
 from langgraph.runtime import Runtime
 from lgos import ClientSettings, GraphConfig, GraphRequest
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from service_kit.context import inject_httpx
 
 DISPLAY_FILE = "display_file"
 WIDTH, HEIGHT = 240, 120
@@ -75,7 +76,7 @@ def png_chart(values: Sequence[int]) -> bytes:
 
 
 async def upload(data: bytes, filename: str, settings: FilesSettings) -> str:
-    async with httpx.AsyncClient(timeout=30.0) as client:
+    async with httpx.AsyncClient(timeout=30.0, event_hooks={"request": [inject_httpx]}) as client:
         response = await client.post(
             f"{settings.files_base_url.rstrip('/')}/files",
             headers={"Authorization": f"Bearer {settings.files_api_key}"},

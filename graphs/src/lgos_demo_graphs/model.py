@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import openai
 from langchain_openai import ChatOpenAI
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from service_kit.context import inject_httpx
 
 OFFLINE_MODEL = "offline-model"
 
@@ -53,6 +55,14 @@ def chat_model(settings: DemoAPISettings | None = None, **kwargs: Any) -> ChatOp
     # 37 % of a streamed token's cost. The HTTP read timeout above already bounds a silent
     # upstream; a reasoning model's keep-alive comments reset it, as they should for a long think.
     kwargs.setdefault("stream_chunk_timeout", None)
+    # Each call carries the serving request's X-Request-Id and trace context to the model.
+    kwargs.setdefault("http_async_client", traced_async_client())
     return ChatOpenAI(
         model=model, base_url=base_url, api_key=api_key, stream_usage=True, max_retries=1, **kwargs
     )
+
+
+def traced_async_client() -> openai.DefaultAsyncHttpxClient:
+    """The OpenAI SDK's own httpx client (its pool limits and redirects), whose calls carry the
+    serving request's ``X-Request-Id`` and trace context."""
+    return openai.DefaultAsyncHttpxClient(event_hooks={"request": [inject_httpx]})

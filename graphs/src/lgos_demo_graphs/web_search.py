@@ -14,6 +14,7 @@ from typing import Any, Literal
 import httpx
 from langchain_core.tools import tool
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from service_kit.context import inject_httpx
 
 from lgos_demo_graphs.citations import Source
 
@@ -35,7 +36,9 @@ class SearchResult:
 
 
 async def searxng_search(query: str, settings: WebSearchSettings) -> list[SearchResult]:
-    async with httpx.AsyncClient(base_url=settings.url, timeout=settings.timeout) as http:
+    async with httpx.AsyncClient(
+        base_url=settings.url, timeout=settings.timeout, event_hooks={"request": [inject_httpx]}
+    ) as http:
         response = await http.get("/search", params={"q": query, "format": "json"})
         response.raise_for_status()
     results = response.json().get("results", [])

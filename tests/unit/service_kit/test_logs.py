@@ -7,7 +7,8 @@ import logging
 from collections.abc import Iterator
 
 import pytest
-from service_kit.logs import configure_logging
+from service_kit import context
+from service_kit.logs import URL_LOGGERS, configure_logging
 
 
 @pytest.fixture(autouse=True)
@@ -68,3 +69,32 @@ def test_a_named_logger_keeps_its_lines_and_leaves_the_root_alone(
 
 def lines_from(text: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+
+
+def test_the_context_fields_come_after_the_fixed_ones_and_an_extra_wins(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    configure_logging("info")
+    logger = logging.getLogger("kit_test.context")
+    with context.fresh(request_id="r-1", model="m", traceparent="00-x", status="queued"):
+        logger.info("ran", extra={"status": "completed", "port": 1})
+    logger.info("outside")
+    inside, outside = lines(capsys.readouterr().err)
+    fixed = ["ts", "level", "logger", "event"]
+    assert list(inside) == [*fixed, "request_id", "model", "status", "port"]
+    assert inside["status"] == "completed"  # the call's own value
+    assert list(outside) == ["ts", "level", "logger", "event"]
+
+
+def test_request_urls_stay_out_unless_debugging(capsys: pytest.CaptureFixture[str]) -> None:
+    saved = {name: logging.getLogger(name).level for name in URL_LOGGERS}
+    try:
+        configure_logging("info")
+        logging.getLogger("httpx").info("HTTP Request: GET /search?q=what+a+user+typed")
+        assert capsys.readouterr().err == ""
+        configure_logging("debug")
+        logging.getLogger("httpx").info("HTTP Request: GET /search?q=debugging")
+        assert "debugging" in capsys.readouterr().err
+    finally:
+        for name, level in saved.items():
+            logging.getLogger(name).setLevel(level)

@@ -23,6 +23,7 @@ from lgos_demo_graphs.advanced.knowledge import (
     KnowledgeUnavailableError,
 )
 from lgos_demo_graphs.advanced.settings import KnowledgeSettings
+from lgos_demo_graphs.model import traced_async_client
 
 NOTE_PURPOSE: Literal["assistants"] = "assistants"
 _POLL_SECONDS = 0.25
@@ -40,7 +41,11 @@ async def _translated() -> AsyncIterator[None]:
 
 def _client(base_url: str, api_key: str | None, timeout: float) -> AsyncOpenAI:
     return AsyncOpenAI(
-        base_url=base_url, api_key=api_key or "no-key", max_retries=0, timeout=timeout
+        base_url=base_url,
+        api_key=api_key or "no-key",
+        max_retries=0,
+        timeout=timeout,
+        http_client=traced_async_client(),
     )
 
 

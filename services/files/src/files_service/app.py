@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
+from service_kit import metrics
 from service_kit.limits import BodyLimit
 from service_kit.openapi import install as install_openapi
+from service_kit.request_context import install as install_request_context
+from service_kit.tracing import FASTAPI_TELEMETRY
 
 from files_service import openapi
 from files_service.errors import install_error_handlers
@@ -30,8 +34,11 @@ def create_app(settings: FilesSettings | None = None, state: FilesState | None =
             yield
         finally:
             await state.aclose()
+            metrics.mark_process_dead()
 
-    app = FastAPI(title="LGOS Files service", version="0.1.0", lifespan=lifespan)
+    app = FastAPI(
+        title="LGOS Files service", version="0.1.0", lifespan=lifespan, telemetry=FASTAPI_TELEMETRY
+    )
     app.state.files = state
     app.include_router(files.router)
     app.include_router(vector_stores.router)
@@ -52,4 +59,17 @@ def create_app(settings: FilesSettings | None = None, state: FilesState | None =
 
     install_error_handlers(app)
     install_openapi(app, openapi.describe)
+    install_request_context(app, service="files")
+    metrics.install_route(app, (functools.partial(_indexing_readings, state),))
     return app
+
+
+async def _indexing_readings(state: FilesState) -> metrics.Readings:
+    """The indexing backlog, read at scrape time."""
+    async with state.pool.connection() as conn:
+        cursor = await conn.execute(
+            "SELECT count(*) AS backlog FROM vector_store_files WHERE status = 'in_progress'"
+        )
+        row = await cursor.fetchone()
+    backlog = int(row["backlog"]) if row else 0
+    return {"files_indexing_backlog": ("Vector store files waiting to be indexed.", backlog)}

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from service_kit.logs import configure_logging
 from service_kit.serve import add_bind_options, bind_overrides, serve
+from service_kit.tracing import configure_tracing
 
 from files_service.app import create_app
 from files_service.settings import FilesSettings
@@ -17,5 +18,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     add_bind_options(parser, env_prefix="FILES_", port=3006)
     settings = FilesSettings(**bind_overrides(parser.parse_args(argv)))
     configure_logging(settings.log_level, "files_service")
+    configure_logging(settings.log_level, "service_kit")
+    configure_tracing("files")
     app = create_app(settings)
     serve(app, host=settings.host, port=settings.port, log_level=settings.log_level)

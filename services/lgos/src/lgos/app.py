@@ -12,10 +12,13 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from langgraph.pregel import Pregel
+from service_kit import metrics
 from service_kit.envelope import envelope_handler, error_response
 from service_kit.limits import BodyLimit, Limit
 from service_kit.openapi import install as install_openapi
+from service_kit.request_context import install as install_request_context
 from service_kit.responses import JSONResponse
+from service_kit.tracing import FASTAPI_TELEMETRY
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
@@ -97,8 +100,14 @@ def create_app(
                 chore.cancel()
             await asyncio.gather(*chores, return_exceptions=True)
             await state.aclose()
+            metrics.mark_process_dead()
 
-    app = FastAPI(title="LangGraph OpenAI Serve", version="0.1.0", lifespan=lifespan)
+    app = FastAPI(
+        title="LangGraph OpenAI Serve",
+        version="0.1.0",
+        lifespan=lifespan,
+        telemetry=FASTAPI_TELEMETRY,
+    )
     app.state.lgos = state
     app.include_router(models_router)
     app.include_router(responses_router)
@@ -116,7 +125,24 @@ def create_app(
     if settings.api_keys:
         app.add_middleware(APIKeyAuth, keys=settings.api_keys)
     _install_error_handlers(app)
+    install_request_context(app, service="lgos")
+    metrics.install_route(app, (functools.partial(_queue_readings, state),))
     return app
+
+
+async def _queue_readings(state: AppState) -> metrics.Readings:
+    """The shared background queue, read at scrape time (distributed backend only)."""
+    records = getattr(state.background, "records", None)
+    if records is None:
+        return {}
+    depth, oldest = await records.queue_stats()
+    return {
+        "lgos_background_queue_depth": ("Background jobs waiting for a worker.", depth),
+        "lgos_background_oldest_job_age_seconds": (
+            "Age of the oldest background job still waiting for a worker.",
+            oldest,
+        ),
+    }
 
 
 def _install_error_handlers(app: FastAPI) -> None:

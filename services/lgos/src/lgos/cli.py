@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 from pydantic import ValidationError
+from service_kit import metrics
 from service_kit.logs import configure_logging
 from service_kit.reload import supervise, without_reload
 from service_kit.serve import add_bind_options, add_reload_option, bind_overrides, serve
+from service_kit.tracing import configure_tracing
 
 from lgos.app import build_runners, create_app
 from lgos.background.worker import Worker
@@ -34,7 +36,7 @@ from lgos.loader import (
     TargetError,
     load_registries,
     parse_targets,
-    read_project,
+    served,
     source_folders,
 )
 from lgos.protocol.responses.background import execute_job
@@ -67,12 +69,8 @@ def reload_or_exit(settings: LGOSSettings, argv: Sequence[str], grace: float) ->
 def _targets_or_exit(settings: LGOSSettings, use: Callable[[Sequence[str], AppDirs], T]) -> T:
     """``use`` applied to what ``settings`` serve: the LGOS_REGISTRY targets from the app directory,
     then a project's own (a target named by both is served once)."""
-    targets, folders = list(settings.registry), [settings.app_dir or Path.cwd()]
     try:
-        if settings.project is not None:
-            project = read_project(settings.project)
-            targets += [target for target in project.registry if target not in targets]
-            folders.append(project.app_dir)
+        targets, folders = served(settings.registry, settings.app_dir, settings.project)
         if not targets:
             sys.stderr.write(
                 "lgos: nothing to serve: name MODULE:FACTORY or set LGOS_REGISTRY or LGOS_PROJECT\n"
@@ -104,6 +102,7 @@ async def run_worker(
         await worker.run(health_port)
     finally:
         await state.aclose()
+        metrics.mark_process_dead()
 
 
 def settings_from_env(**overrides: object) -> LGOSSettings:
@@ -219,6 +218,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         extra.update(target_overrides(commands.choices[args.command], args))
         settings = settings_from_env(background="distributed", **extra)
         configure_logging(settings.log_level)
+        configure_tracing("lgos-worker")
         if settings.reload:
             reload_or_exit(settings, argv, grace=settings.worker_shutdown_grace + 10)
         asyncio.run(run_worker(registry_or_exit(settings), settings, args.port))
@@ -237,6 +237,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     settings = settings_from_env(**bind_overrides(args), **overrides)
     configure_logging(settings.log_level)
     workers_or_exit(functools.partial(check_reload, settings))
+    configure_tracing("lgos")
     if settings.reload:
         reload_or_exit(settings, argv, grace=GRACEFUL_SHUTDOWN + 5)
     registry = registry_or_exit(settings)

@@ -85,6 +85,20 @@ def read_project(folder: Path) -> Project:
     return Project(folder=folder, registry=targets, app_dir=where)
 
 
+def served(
+    registry: Sequence[str], app_dir: Path | None, project: Path | None
+) -> tuple[list[str], list[Path]]:
+    """The targets and app directories the settings name: the LGOS_REGISTRY targets from the app
+    directory (default: the current one), then a project's own (a target named by both is
+    served once). A project that names nothing servable is a ``TargetError``."""
+    targets, folders = list(registry), [app_dir or Path.cwd()]
+    if project is not None:
+        found = read_project(project)
+        targets += [target for target in found.registry if target not in targets]
+        folders.append(found.app_dir)
+    return targets, folders
+
+
 def load_registries(targets: Sequence[str], app_dir: AppDirs = None) -> GraphRegistry:
     """Import each target from ``app_dir`` (default: the current directory) and merge them in
     order; a graph two targets both serve is a ``TargetError`` naming the graph and both."""

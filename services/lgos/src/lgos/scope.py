@@ -7,6 +7,7 @@ only visible to requests that resolve to the scope it was created in.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 
 from starlette.requests import Request
@@ -22,3 +23,8 @@ ScopeResolver = Callable[[Request], str]
 def shared_scope(request: Request) -> str:
     """The default ``ScopeResolver``: every request shares ``SHARED_SCOPE``."""
     return SHARED_SCOPE
+
+
+def scope_hash(scope: str) -> str:
+    """What logs and traces show of a scope: a short digest, never the scope itself."""
+    return hashlib.sha256(scope.encode()).hexdigest()[:16]

@@ -18,11 +18,12 @@ import os
 from fastapi import FastAPI
 from service_kit.logs import configure_logging
 from service_kit.serve import serve
+from service_kit.tracing import configure_tracing
 
 from lgos.app import create_app
 from lgos.config import GraphFeature, GraphRegistry
 from lgos.gc_tuning import tune_collector
-from lgos.loader import load_registries
+from lgos.loader import load_registries, served
 from lgos.settings import LGOSSettings
 
 logger = logging.getLogger("lgos")
@@ -64,6 +65,8 @@ def worker_environment(settings: LGOSSettings) -> dict[str, str]:
     env = {"LGOS_REGISTRY": ",".join(settings.registry), "LGOS_WORKERS": str(settings.workers)}
     if settings.app_dir is not None:
         env["LGOS_APP_DIR"] = str(settings.app_dir.resolve())
+    if settings.project is not None:
+        env["LGOS_PROJECT"] = str(settings.project.resolve())
     return env
 
 
@@ -87,7 +90,10 @@ def create_worker_app() -> FastAPI:
     """One server process's app, from the settings its supervisor passed in the environment."""
     settings = LGOSSettings()
     configure_logging(settings.log_level)
-    app = create_app(load_registries(settings.registry, settings.app_dir), settings)
+    configure_tracing("lgos")
+    app = create_app(
+        load_registries(*served(settings.registry, settings.app_dir, settings.project)), settings
+    )
     tune_collector(settings.gc_thresholds)
     logger.info("serving", extra={"models": len(app.state.lgos.registry), "pid": os.getpid()})
     return app

@@ -6,7 +6,9 @@ import functools
 
 from fastapi import FastAPI
 from service_kit.limits import BodyLimit, Limit
+from service_kit.request_context import install as install_request_context
 from service_kit.responses import JSONResponse
+from service_kit.tracing import FASTAPI_TELEMETRY
 from starlette.responses import Response
 
 from offline_model import chat, responses
@@ -18,7 +20,9 @@ from offline_model.settings import OfflineModelSettings
 def create_app(settings: OfflineModelSettings | None = None) -> FastAPI:
     settings = settings or OfflineModelSettings()
     app = FastAPI(
-        title="offline-model (deterministic stand-in)", exception_handlers=EXCEPTION_HANDLERS
+        title="offline-model (deterministic stand-in)",
+        exception_handlers=EXCEPTION_HANDLERS,
+        telemetry=FASTAPI_TELEMETRY,
     )
     app.state.token_delay = settings.token_delay
     app.include_router(chat.router)
@@ -40,4 +44,5 @@ def create_app(settings: OfflineModelSettings | None = None) -> FastAPI:
 
     limit = settings.max_request_bytes
     app.add_middleware(BodyLimit, default=Limit(limit, functools.partial(too_large, limit)))
+    install_request_context(app)
     return app

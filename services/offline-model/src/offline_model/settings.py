@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
-from service_kit.settings import MaxRequestBytes, Port
+from service_kit.settings import LogLevel, MaxRequestBytes, Port
 
 
 class OfflineModelSettings(BaseSettings):
@@ -15,6 +15,7 @@ class OfflineModelSettings(BaseSettings):
     host: str = "127.0.0.1"
     port: Port = 3007
     max_request_bytes: MaxRequestBytes = 8 * 1024 * 1024
+    log_level: LogLevel = "info"
     token_delay: float = Field(
         default=0.0, ge=0, description="Seconds between streamed tokens, to make streaming visible."
     )

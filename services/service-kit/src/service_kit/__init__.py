@@ -3,6 +3,12 @@
 - :mod:`service_kit.envelope`: the OpenAI error envelope and the response that carries it
 - :mod:`service_kit.limits`: request bodies bounded while they are read (per-route limits)
 - :mod:`service_kit.logs`: one JSON object a line, the shape every first-party process logs
+- :mod:`service_kit.context`: the request-scoped log fields, ``X-Request-Id`` rules, and the
+  headers a call to another service carries
+- :mod:`service_kit.request_context`: the outermost layer (request id, server span, one
+  ``request`` line, HTTP metrics)
+- :mod:`service_kit.metrics`: every Prometheus metric and the ``/metrics`` exposition
+- :mod:`service_kit.tracing`: OpenTelemetry set up from ``OTEL_*`` only; GenAI names
 - :mod:`service_kit.responses`: JSON responses encoded with orjson
 - :mod:`service_kit.openapi`: a service's own OpenAPI document in place of FastAPI's
 - :mod:`service_kit.settings`: setting types the services share (bind address, limits, pools)

@@ -1,7 +1,9 @@
 """Structured logging: one JSON object a line, the one shape every first-party process writes.
 
-Each line carries ``ts``, ``level``, ``logger`` and ``event`` (the message), then every ``extra``
-field the call passed, then ``exception`` when there is one.
+Each line carries ``ts``, ``level``, ``logger`` and ``event`` (the message), then the fields of
+the request or job it belongs to (:mod:`service_kit.context`: request id, trace id, response id,
+run id, model, scope hash, status, duration), then every ``extra`` field the call passed (which
+wins over a context field of the same name), then ``exception`` when there is one.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import sys
 from typing import Any
 
 import orjson
+
+from service_kit.context import FIELDS, current
 
 _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
 
@@ -23,17 +27,24 @@ class JSONFormatter(logging.Formatter):
             "logger": record.name,
             "event": record.getMessage(),
         }
+        bound = current()
+        entry.update({k: bound[k] for k in FIELDS if k in bound})
         entry.update({k: v for k, v in vars(record).items() if k not in _STANDARD})
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
         return orjson.dumps(entry, default=str).decode()
 
 
+#: Libraries that log each outgoing request's full URL at info: a search query (what a user
+#: typed) would reach the logs. Kept at warning unless the level is debug.
+URL_LOGGERS = ("httpx", "httpcore")
+
+
 def configure_logging(level: str, logger: str | None = None) -> None:
     """JSON lines on stderr at ``level`` for ``logger`` (the root logger when ``None``).
 
     A named logger stops propagating, so its lines are not written twice and other libraries'
-    loggers stay as they were.
+    loggers stay as they were. Below debug, :data:`URL_LOGGERS` only log warnings.
     """
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JSONFormatter())
@@ -42,3 +53,6 @@ def configure_logging(level: str, logger: str | None = None) -> None:
     target.setLevel(level.upper())
     if logger is not None:
         target.propagate = False
+    quiet = logging.DEBUG if level.upper() == "DEBUG" else logging.WARNING
+    for name in URL_LOGGERS:
+        logging.getLogger(name).setLevel(quiet)

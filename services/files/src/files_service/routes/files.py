@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
+from service_kit import metrics
 from service_kit.responses import JSONResponse
 from starlette.datastructures import FormData, UploadFile
 from starlette.responses import Response, StreamingResponse
@@ -162,6 +163,8 @@ async def create_file(request: Request, state: StateDep) -> Response:
             return await _replay(earlier, fields, upload, raced=True)
     finally:
         await form.close()
+    metrics.FILES_UPLOADS.labels(purpose).inc()
+    metrics.FILES_UPLOAD_BYTES.inc(size)
     return JSONResponse(record.to_object())
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import httpx
+from service_kit.context import inject_httpx
 
 from files_service.settings import FilesSettings
 
@@ -24,6 +25,7 @@ class EmbeddingsClient:
             headers=headers,
             timeout=settings.embeddings_timeout,
             transport=transport,
+            event_hooks={"request": [inject_httpx]},
         )
 
     async def embed(self, texts: list[str]) -> list[list[float]]:

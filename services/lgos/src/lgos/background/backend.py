@@ -38,6 +38,10 @@ class BackgroundJob:
     created_at: int
     run_id: str | None = None
     """Interrupt runs only: the run id chosen at submission (a resume's is its paused run's)."""
+    request_id: str | None = None
+    """The submitting request's id, so the job's log lines and calls carry it too."""
+    traceparent: str | None = None
+    """The submitting request's W3C trace context: the job's run span joins its trace."""
     decoded: Any = field(default=None, compare=False, repr=False)
     """The request as decoded at submission, for a job run by the process that accepted it;
     never stored."""
@@ -47,7 +51,9 @@ class BackgroundJob:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> BackgroundJob:
-        return cls(**data)
+        # Fields a newer version stored and this one does not know are left out.
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
 
 
 JobExecutor = Callable[[BackgroundJob, Publish], Coroutine[Any, Any, Snapshot]]

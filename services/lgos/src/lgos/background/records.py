@@ -296,6 +296,21 @@ class BackgroundRecords:
             )
         return bool(cursor.rowcount == 1)
 
+    async def queue_stats(self) -> tuple[int, float]:
+        """This queue's jobs waiting for a worker, and the oldest one's age in seconds."""
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(
+                """
+                SELECT count(*) AS depth,
+                    COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0) AS oldest
+                FROM lgos_background_responses WHERE status = 'queued' AND queue = %s
+                """,
+                (self.queue,),
+            )
+            row = await cursor.fetchone()
+        assert row is not None
+        return int(row["depth"]), float(row["oldest"])
+
     async def undispatched(self, response_ids: list[str] | None = None) -> int:
         """Mark queued jobs (``None``: every queued job of this queue) as never dispatched, so
         the next sweep dispatches them at once instead of after ``requeue_after``: after a

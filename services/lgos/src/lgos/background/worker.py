@@ -31,6 +31,7 @@ from uuid import uuid4
 import orjson
 from psycopg_pool import AsyncConnectionPool
 from redis.asyncio import Redis
+from service_kit import metrics
 from taskiq.acks import AcknowledgeType
 from taskiq.receiver import Receiver
 from taskiq_redis import RedisStreamBroker
@@ -146,9 +147,11 @@ class Worker:
                 "worker started",
                 extra={"worker": self.name, "concurrency": settings.worker_concurrency},
             )
+            metrics.WORKER_UP.labels(self.name).set(1)
             try:
                 await receiver.listen(self.stopping)
             finally:
+                metrics.WORKER_UP.labels(self.name).set(0)
                 await self._fail_leftovers()
                 for helper in helpers:
                     helper.cancel()
@@ -171,6 +174,7 @@ class Worker:
                 },
             )
             self.stopping.set()
+            metrics.WORKER_UP.labels(self.name).set(0)
 
     async def _fail_leftovers(self) -> None:
         """After the grace period: what still runs fails now, rather than when a sweep notices."""
@@ -206,6 +210,7 @@ class Worker:
         # Wake the pump when the job ends, so it stops between writes rather than inside one.
         task.add_done_callback(lambda _: progress.changed.set())
         logger.info("job started", extra={"response_id": response_id, "worker": self.name})
+        metrics.WORKER_RUNNING.inc()
         try:
             final = await task
         except asyncio.CancelledError:
@@ -215,19 +220,23 @@ class Worker:
             # Stopped by a cancel, a sweep or shutdown (the row already says so and the write
             # below changes nothing), or a CancelledError the job raised itself: a failure.
             logger.info("job stopped", extra={"response_id": response_id})
+            metrics.WORKER_JOBS.labels("stopped").inc()
             await self._record_end(response_id, lambda: self._fail(response_id, progress.latest))
             return
         except Exception:
             logger.exception("background job failed", extra={"response_id": response_id})
+            metrics.WORKER_JOBS.labels("failed").inc()
             await self._record_end(response_id, lambda: self._fail(response_id, progress.latest))
             return
         finally:
+            metrics.WORKER_RUNNING.dec()
             self._jobs.pop(response_id, None)
             task.cancel()  # a no-op unless this handler itself is being cancelled
             await asyncio.gather(pump, return_exceptions=True)
         recorded = await self._record_end(
             response_id, lambda: self.records.finish(response_id, self.name, final)
         )
+        metrics.WORKER_JOBS.labels("finished").inc()
         logger.info(
             "job finished",
             extra={"response_id": response_id, "status": final["status"], "recorded": recorded},
@@ -348,9 +357,23 @@ class Worker:
         logger.info("queue back; queued jobs due again", extra={"queued": due})
 
     async def _health(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        """A minimal ``GET /health`` so supervisors and tests can wait for a ready worker."""
+        """A minimal ``GET /health`` so supervisors and tests can wait for a ready worker, and
+        ``GET /metrics`` (any other request is answered as ``/health``)."""
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout=5.0)
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout=5.0)
+            if head.split(b" ", 2)[:2] == [b"GET", b"/metrics"]:
+                text = await metrics.exposition()
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: "
+                    + metrics.CONTENT_TYPE.encode()
+                    + b"\r\nContent-Length: "
+                    + str(len(text)).encode()
+                    + b"\r\nConnection: close\r\n\r\n"
+                    + text
+                )
+                await writer.drain()
+                writer.close()
+                return
             stopping = self.stopping.is_set()
             body = orjson.dumps(
                 {

@@ -20,6 +20,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from service_kit import metrics
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
@@ -60,6 +61,14 @@ class SSEResponse(Response):
         self._ping_handle: asyncio.TimerHandle | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        streams = metrics.OPEN_STREAMS.labels("lgos")
+        streams.inc()
+        try:
+            await self._serve(scope, receive, send)
+        finally:
+            streams.dec()
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
         self._last_activity = time.monotonic()
         loop = asyncio.get_running_loop()

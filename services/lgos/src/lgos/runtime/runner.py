@@ -29,6 +29,7 @@ from lgos.errors import (
 from lgos.outages import is_outage
 from lgos.request import GraphRequest
 from lgos.runtime.events import RunEvent, RunOutcome, StatusUpdate, TextDelta
+from lgos.runtime.metering import RunMeter
 from lgos.runtime.outcome import outcome_of
 from lgos.runtime.server_tools import ToolTracker
 from lgos.runtime.usage import RunObserver
@@ -176,7 +177,9 @@ class GraphRunner:
                         outcome = event
                 assert outcome is not None
                 return outcome
-            state = await self.graph.ainvoke(plan.input, plan.config, context=plan.context)
+            with RunMeter(self.model, plan.config) as meter:
+                state = await self.graph.ainvoke(plan.input, plan.config, context=plan.context)
+                meter.outcome = "completed"
             return outcome_of(self._to_message(state), plan.observer.usage, plan.offered_functions)
         except Exception as exc:
             raise translate_failure(exc, model=self.model) from exc
@@ -190,6 +193,13 @@ class GraphRunner:
         return self._run(plan, stream_text=True)
 
     async def _run(self, plan: RunPlan, *, stream_text: bool) -> AsyncIterator[RunEvent]:
+        with RunMeter(self.model, plan.config) as meter:
+            async for event in self._run_metered(plan, meter, stream_text=stream_text):
+                yield event
+
+    async def _run_metered(
+        self, plan: RunPlan, meter: RunMeter, *, stream_text: bool
+    ) -> AsyncIterator[RunEvent]:
         observer = plan.observer
         private_ids = observer.private_message_ids
         tracker = ToolTracker(plan.server_tools) if plan.server_tools else None
@@ -219,6 +229,8 @@ class GraphRunner:
                 if isinstance(chunk, AIMessage) and chunk.id not in private_ids:
                     text = chunk.text
                     if text:
+                        if not streamed:
+                            meter.first_delta()
                         streamed.append(text)
                         yield TextDelta(text)
             elif mode == "custom":
@@ -243,9 +255,11 @@ class GraphRunner:
                 paused = await plan.finish(outcome)
         if tracker is not None:
             outcome.tool_activity = tracker.finish()
+        meter.outcome = "paused" if paused else "completed"
         if stream_text and not paused:
             if not streamed:
                 if outcome.text:
+                    meter.first_delta()
                     yield TextDelta(outcome.text)
             elif "".join(streamed) != outcome.text:
                 raise ParityError("streamed text does not match the final assistant message")

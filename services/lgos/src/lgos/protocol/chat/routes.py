@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
+from service_kit import context
 from starlette.responses import Response
 
 from lgos.protocol.cancel import run_or_cancel
@@ -22,6 +23,7 @@ async def create_chat_completion(request: Request, state: StateDep) -> Response:
     body = parse_json_body(await request.body())
     check_shape(body, state.settings, items="messages")
     runner = state.runner_for(require_model(body))
+    context.bind(model=runner.model)
     decoded = decode(body, runner.model, runner.config)
     plan = runner.prepare(decoded.graph_request)
     shell = CompletionShell(model=runner.model)

@@ -14,6 +14,9 @@ from typing import Any
 from uuid import UUID, uuid4
 
 import orjson
+from opentelemetry import context as otel_context
+from opentelemetry import propagate, trace
+from service_kit import context
 from starlette.requests import Request
 
 from lgos.background.backend import (
@@ -32,6 +35,7 @@ from lgos.protocol.responses.encode import encode_stream
 from lgos.protocol.responses.items import ResponseShell
 from lgos.protocol.responses.runs import open_run
 from lgos.runtime.runner import GraphRunner
+from lgos.scope import scope_hash
 from lgos.state import AppState
 
 IDEMPOTENCY_HEADER = "idempotency-key"
@@ -82,7 +86,13 @@ async def create_background(
         body=body,
         created_at=int(time.time()),
         run_id=str(run_id) if run_id else None,
+        request_id=context.request_id(),
+        traceparent=context.outgoing_headers().get(context.TRACEPARENT_HEADER),
         decoded=decoded,
+    )
+    context.bind(response_id=job.response_id)
+    trace.get_current_span().add_event(
+        "lgos.background.queued", {"lgos.response.id": job.response_id}
     )
     queued = _shell(runner, decoded, job).build("queued", [])
     try:
@@ -95,7 +105,28 @@ async def create_background(
 
 
 async def execute_job(state: AppState, job: BackgroundJob, publish: Publish) -> Snapshot:
-    """Run one background job from its stored request, in whichever process holds it."""
+    """Run one background job from its stored request, in whichever process holds it; its run
+    span continues the submitting request's trace."""
+    carrier = {context.TRACEPARENT_HEADER: job.traceparent} if job.traceparent else {}
+    token = otel_context.attach(propagate.extract(carrier))
+    try:
+        return await _execute_in_context(state, job, publish)
+    finally:
+        otel_context.detach(token)
+
+
+async def _execute_in_context(state: AppState, job: BackgroundJob, publish: Publish) -> Snapshot:
+    with context.fresh(
+        request_id=job.request_id,
+        response_id=job.response_id,
+        run_id=job.run_id,
+        model=job.model,
+        scope_hash=scope_hash(job.scope),
+    ):
+        return await _execute_job(state, job, publish)
+
+
+async def _execute_job(state: AppState, job: BackgroundJob, publish: Publish) -> Snapshot:
     runner = state.runner_for(job.model)
     decoded: DecodedResponsesRequest = job.decoded or decode(job.body, runner.model, runner.config)
     shell = _shell(runner, decoded, job)

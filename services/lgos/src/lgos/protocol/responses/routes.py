@@ -6,6 +6,7 @@ import functools
 from collections.abc import Awaitable, Callable
 
 from fastapi import APIRouter, Request
+from service_kit import context
 from starlette.responses import Response
 
 from lgos.background.backend import Snapshot
@@ -30,6 +31,7 @@ async def create_response(request: Request, state: StateDep) -> Response | SSERe
     body = parse_json_body(await request.body())
     check_shape(body, state.settings, items="input")
     runner = state.runner_for(require_model(body))
+    context.bind(model=runner.model)
     decoded = decode(body, runner.model, runner.config)
     if decoded.background:
         return JSONResponse(await create_background(request, state, runner, decoded, body))
@@ -38,6 +40,7 @@ async def create_response(request: Request, state: StateDep) -> Response | SSERe
     shell = ResponseShell(
         model=runner.model, request=decoded, id=run.response_id or ids.response_id()
     )
+    context.bind(response_id=shell.id)
     if decoded.graph_request.stream:
         # The lease is released before the terminal event goes out: a client that resumes as
         # soon as it reads the pause must not meet its own run still "executing" (409).

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from uuid import UUID
 
+from service_kit import context, metrics
 from starlette.requests import Request
 
 from lgos.config import GraphFeature
@@ -22,16 +23,19 @@ from lgos.protocol.cancel import run_or_cancel
 from lgos.protocol.responses.decode import DecodedResponsesRequest
 from lgos.runtime.events import RunOutcome
 from lgos.runtime.runner import GraphRunner, RunPlan
+from lgos.scope import scope_hash
 from lgos.state import AppState
 
 
 @contextmanager
-def naming_the_paused_response() -> Iterator[None]:
-    """A busy or conflicting interrupt run is reported against ``previous_response_id``."""
+def naming_the_paused_response(graph: str) -> Iterator[None]:
+    """A busy or conflicting interrupt run is reported against ``previous_response_id`` (and
+    counted)."""
     try:
         yield
     except RunConflictError as conflict:
         conflict.param = "previous_response_id"
+        metrics.RUN_CONFLICTS.labels(graph, conflict.code or "conflict").inc()
         raise
 
 
@@ -49,7 +53,7 @@ class OpenRun:
     async def invoke(self, request: Request) -> RunOutcome:
         """Run to completion, cancelled if the client leaves; then release the lease."""
         try:
-            with naming_the_paused_response():
+            with naming_the_paused_response(self.runner.model):
                 return await run_or_cancel(request, self.runner.invoke(self.plan))
         finally:
             if self.close is not None:
@@ -71,13 +75,16 @@ async def open_run(
         return OpenRun(runner, runner.prepare(decoded.graph_request))
     service = await state.interrupts.service()
     resume = decoded.resume
-    with naming_the_paused_response():
+    trusted = scope()
+    context.bind(scope_hash=scope_hash(trusted))
+    with naming_the_paused_response(runner.model):
         if resume is None:
-            run = await service.start(runner.graph, scope(), runner.model, run_id)
+            run = await service.start(runner.graph, trusted, runner.model, run_id)
         else:
             run = await service.resume(
-                runner.graph, scope(), runner.model, resume.run_id, resume.answers
+                runner.graph, trusted, runner.model, resume.run_id, resume.answers
             )
+    context.bind(run_id=str(run.run_id), response_id=run.response_id)
     try:
         plan = service.prepare(runner, decoded.graph_request, run)
     except BaseException:

@@ -1,0 +1,151 @@
+"""The spans of one graph run, following the OpenTelemetry GenAI conventions.
+
+``invoke_workflow <graph>`` covers the run (``gen_ai.conversation.id`` from the request's
+``metadata.conversation_id``); LangChain callbacks open ``chat <model>`` for each model call and
+``execute_tool <name>`` for each tool, under the nearest traced ancestor (else the run span).
+Nothing is recorded when tracing is off, and message content never is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.outputs import LLMResult
+from opentelemetry import trace
+from opentelemetry.trace import Span, SpanKind, StatusCode
+from service_kit import tracing
+
+
+def start_run_span(graph: str, conversation_id: str | None) -> Span:
+    attributes: dict[str, str] = {tracing.OPERATION: "invoke_workflow", tracing.AGENT_NAME: graph}
+    if conversation_id:
+        attributes[tracing.CONVERSATION_ID] = conversation_id
+    return tracing.tracer().start_span(
+        f"invoke_workflow {graph}", kind=SpanKind.INTERNAL, attributes=attributes
+    )
+
+
+class SpanRecorder(BaseCallbackHandler):
+    """Model and tool spans of one run, children of ``root`` (or of a traced ancestor)."""
+
+    run_inline = True
+
+    def __init__(self, root: Span) -> None:
+        self.root = root
+        self.spans: dict[UUID, Span] = {}
+        self.parents: dict[UUID, UUID | None] = {}
+
+    def _parent(self, parent_run_id: UUID | None) -> Any:
+        current = parent_run_id
+        while current is not None:
+            if current in self.spans:
+                return trace.set_span_in_context(self.spans[current])
+            current = self.parents.get(current)
+        return trace.set_span_in_context(self.root)
+
+    def _start(self, run_id: UUID, parent_run_id: UUID | None, name: str, **attrs: Any) -> None:
+        self.parents[run_id] = parent_run_id
+        self.spans[run_id] = tracing.tracer().start_span(
+            name,
+            context=self._parent(parent_run_id),
+            kind=SpanKind.CLIENT if attrs.get(tracing.OPERATION) == "chat" else SpanKind.INTERNAL,
+            attributes={k: v for k, v in attrs.items() if v is not None},
+        )
+
+    def _end(self, run_id: UUID, error: BaseException | None = None) -> None:
+        span = self.spans.pop(run_id, None)
+        if span is None:
+            return
+        if error is not None:
+            span.set_attribute("error.type", type(error).__name__)
+            span.set_status(StatusCode.ERROR)
+        span.end()
+
+    def on_chain_start(
+        self,
+        serialized: Any,
+        inputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.parents[run_id] = parent_run_id
+
+    def on_chat_model_start(
+        self,
+        serialized: Any,
+        messages: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        metadata: dict[str, Any] | None = None,
+        invocation_params: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        metadata = metadata or {}
+        params = invocation_params or {}
+        model = params.get("model") or params.get("model_name") or metadata.get("ls_model_name")
+        self._start(
+            run_id,
+            parent_run_id,
+            f"chat {model}" if model else "chat",
+            **{
+                tracing.OPERATION: "chat",
+                tracing.PROVIDER: metadata.get("ls_provider"),
+                tracing.REQUEST_MODEL: model,
+            },
+        )
+
+    def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
+        span = self.spans.get(run_id)
+        if span is not None and response.generations and response.generations[0]:
+            generation = response.generations[0][0]
+            message = getattr(generation, "message", None)
+            meta = getattr(message, "response_metadata", None) or {}
+            usage = getattr(message, "usage_metadata", None) or {}
+            response_id = meta.get("id") or getattr(message, "id", None)
+            reason = meta.get("finish_reason") or meta.get("status")
+            for key, value in (
+                (tracing.RESPONSE_ID, response_id),
+                (tracing.RESPONSE_MODEL, meta.get("model_name") or meta.get("model")),
+                (tracing.INPUT_TOKENS, usage.get("input_tokens")),
+                (tracing.OUTPUT_TOKENS, usage.get("output_tokens")),
+                (tracing.FINISH_REASONS, [str(reason)] if reason else None),
+            ):
+                if value is not None:
+                    span.set_attribute(key, value)
+        self._end(run_id)
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        self._end(run_id, error)
+
+    def on_tool_start(
+        self,
+        serialized: Any,
+        input_str: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        name = (serialized or {}).get("name") or "tool"
+        self._start(
+            run_id,
+            parent_run_id,
+            f"execute_tool {name}",
+            **{
+                tracing.OPERATION: "execute_tool",
+                tracing.TOOL_NAME: name,
+                tracing.TOOL_TYPE: "function",
+                tracing.TOOL_CALL_ID: kwargs.get("tool_call_id"),
+            },
+        )
+
+    def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self._end(run_id)
+
+    def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        self._end(run_id, error)

@@ -1,0 +1,184 @@
+"""Prometheus metrics every first-party server shares, and the ``/metrics`` exposition.
+
+Every metric name lives in this module (the GenAI conventions are still moving). Names follow
+the OpenTelemetry-to-Prometheus mapping: dots become underscores and the unit is a suffix, so
+``gen_ai.server.request.duration`` (seconds) is ``gen_ai_server_request_duration_seconds``.
+
+Several processes behind one port (``--workers N``, or an API and its worker on one host) report
+correctly through prometheus_client's multiprocess mode: when ``PROMETHEUS_MULTIPROC_DIR`` names
+a directory, each process writes its samples there and any process's ``/metrics`` answers the
+sum of all (counters and histograms summed; live gauges summed over the processes still
+running). The directory must be empty when the first process starts (the supervisor's job); a
+process that stops removes its live gauges (:func:`mark_process_dead`).
+
+Values measured at scrape time (queue depth, backlogs) come from ``gauges`` callbacks the
+service passes to :func:`exposition`: they are asked by the process answering, once per scrape,
+and never written to the shared directory.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from prometheus_client import (
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+# Seconds: model-serving latencies, from a cached answer to a long research run.
+LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
+
+HTTP_REQUESTS = Counter(
+    "http_server_requests",
+    "HTTP requests answered, by service, method, route template and status.",
+    ["service", "method", "route", "status"],
+)
+HTTP_DURATION = Histogram(
+    "http_server_request_duration_seconds",
+    "Time from the request to the end of its response (a stream's last byte).",
+    ["service", "method", "route"],
+    buckets=LATENCY_BUCKETS,
+)
+HTTP_IN_FLIGHT = Gauge(
+    "http_server_active_requests",
+    "Requests being answered now.",
+    ["service"],
+    multiprocess_mode="livesum",
+)
+OPEN_STREAMS = Gauge(
+    "lgos_open_streams",
+    "Event streams open now.",
+    ["service"],
+    multiprocess_mode="livesum",
+)
+GENAI_REQUEST_DURATION = Histogram(
+    "gen_ai_server_request_duration_seconds",
+    "gen_ai.server.request.duration: one model request served, start to last output.",
+    ["gen_ai_operation_name", "gen_ai_request_model", "error_type"],
+    buckets=LATENCY_BUCKETS,
+)
+GENAI_TIME_TO_FIRST_TOKEN = Histogram(
+    "gen_ai_server_time_to_first_token_seconds",
+    "gen_ai.server.time_to_first_token: from the start of a streamed run to its first text delta.",
+    ["gen_ai_operation_name", "gen_ai_request_model"],
+    buckets=LATENCY_BUCKETS,
+)
+RUNS = Counter(
+    "lgos_runs",
+    "Graph runs ended, by graph and outcome (completed, paused, failed, cancelled).",
+    ["graph", "outcome"],
+)
+RUN_CONFLICTS = Counter(
+    "lgos_run_conflicts",
+    "Requests refused because another request held the run's lease or the answers were stale.",
+    ["graph", "code"],
+)
+WORKER_UP = Gauge(
+    "lgos_worker_up",
+    "1 while a background worker process runs and takes jobs (0 while it drains to stop).",
+    ["worker"],
+    multiprocess_mode="liveall",
+)
+WORKER_JOBS = Counter(
+    "lgos_worker_jobs",
+    "Background jobs a worker ended, by outcome (finished, failed, stopped).",
+    ["outcome"],
+)
+WORKER_RUNNING = Gauge(
+    "lgos_worker_running_jobs",
+    "Background jobs running in the worker processes now.",
+    multiprocess_mode="livesum",
+)
+FILES_UPLOADS = Counter(
+    "files_uploads",
+    "Files uploaded, by purpose.",
+    ["purpose"],
+)
+FILES_UPLOAD_BYTES = Counter(
+    "files_upload_bytes",
+    "Bytes of the files uploaded.",
+)
+
+#: A scrape-time reading: metric name → (help, value).
+Readings = Mapping[str, tuple[str, float]]
+GaugeSource = Callable[[], Awaitable[Readings]]
+
+
+def multiprocess_dir() -> str | None:
+    return os.environ.get(MULTIPROC_ENV) or None
+
+
+def _registry() -> CollectorRegistry:
+    if multiprocess_dir() is None:
+        return REGISTRY
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    return registry
+
+
+class _Readings(Collector):
+    def __init__(self, readings: Readings) -> None:
+        self.readings = readings
+
+    def collect(self) -> list[GaugeMetricFamily]:
+        return [
+            GaugeMetricFamily(name, help_text, value=value)
+            for name, (help_text, value) in self.readings.items()
+        ]
+
+
+async def exposition(gauges: tuple[GaugeSource, ...] = ()) -> bytes:
+    """The Prometheus text of every process's samples, then this scrape's readings.
+
+    A reading that fails (its database is down) is left out; the scrape still answers.
+    """
+    text = generate_latest(_registry())
+    readings: dict[str, tuple[str, float]] = {}
+    for source in gauges:
+        try:
+            readings.update(await source())
+        except Exception:
+            continue
+    if readings:
+        scrape = CollectorRegistry(auto_describe=False)
+        scrape.register(_Readings(readings))
+        text += generate_latest(scrape)
+    return text
+
+
+def mark_process_dead(pid: int | None = None) -> None:
+    """Drop this process's live gauges from the shared directory (a no-op without one)."""
+    directory = multiprocess_dir()
+    if directory is not None:
+        multiprocess.mark_process_dead(pid or os.getpid(), directory)  # type: ignore[no-untyped-call]
+
+
+def record_response(
+    service: str, method: str | None, route: str, status: int, seconds: float
+) -> None:
+    """What :mod:`service_kit.request_context` reports at the end of each request."""
+    method = method or "OTHER"
+    HTTP_REQUESTS.labels(service, method, route, str(status)).inc()
+    HTTP_DURATION.labels(service, method, route).observe(seconds)
+
+
+def install_route(app: Any, gauges: tuple[GaugeSource, ...] = ()) -> None:
+    """``GET /metrics`` on ``app``: no key needed, like ``/health`` (see the module doc)."""
+    from starlette.responses import Response
+
+    async def scrape() -> Response:
+        return Response(await exposition(gauges), media_type=CONTENT_TYPE)
+
+    app.add_api_route("/metrics", scrape, methods=["GET"], include_in_schema=False)

@@ -1,0 +1,140 @@
+"""The outermost layer of every first-party server: one request id and one log line a request.
+
+:func:`install` wraps a FastAPI app's whole middleware stack (Starlette's own error layer
+included), so every response carries ``X-Request-Id``: answers, errors, unhandled 500s and
+event streams alike. Each request runs in a fresh log context (:mod:`service_kit.context`)
+holding its request id and, when the caller sent a valid W3C ``traceparent``, its trace id.
+When the response ends, one ``request`` line is logged with the method, the route template
+(never the raw path or query), the status and the duration.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from opentelemetry import propagate, trace
+from opentelemetry.trace import SpanKind, StatusCode
+
+from service_kit import context, metrics, tracing
+
+Scope = dict[str, Any]
+ASGIApp = Callable[..., Any]
+
+logger = logging.getLogger("service_kit.requests")
+_HEADER = context.REQUEST_ID_HEADER.lower().encode()
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            try:
+                return bytes(value).decode("ascii")
+            except UnicodeDecodeError:
+                return None
+    return None
+
+
+def _route(scope: Scope) -> str:
+    route = scope.get("route")
+    path = getattr(route, "path", None)
+    return path if isinstance(path, str) else "unmatched"
+
+
+class RequestContext:
+    """ASGI middleware: the request id in force, the fresh log context, the closing line."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        service: str | None = None,
+        on_response: Callable[..., None] | None = None,
+    ) -> None:
+        self.app = app
+        self.service = service
+        self.on_response = on_response
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        rid = context.accepted_request_id(_header(scope, _HEADER)) or context.new_request_id()
+        carrier = {
+            name: value
+            for name in ("traceparent", "tracestate")
+            if (value := _header(scope, name.encode())) is not None
+        }
+        method = str(scope.get("method", "OTHER"))
+        span = tracing.tracer().start_span(
+            method,
+            context=propagate.extract(carrier),
+            kind=SpanKind.SERVER,
+            attributes={"http.request.method": method},
+        )
+        status = 500
+        started = time.perf_counter()
+        in_flight = None if self.service is None else metrics.HTTP_IN_FLIGHT.labels(self.service)
+        if in_flight is not None:
+            in_flight.inc()
+
+        async def send_with_id(message: dict[str, Any]) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+                headers = [
+                    (k, v) for k, v in message.get("headers", ()) if bytes(k).lower() != _HEADER
+                ]
+                headers.append((_HEADER, rid.encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        with (
+            trace.use_span(span, end_on_exit=True, record_exception=False),
+            context.fresh(request_id=rid, trace_id=tracing.hex_trace_id(span)),
+        ):
+            try:
+                await self.app(scope, receive, send_with_id)
+            finally:
+                duration = time.perf_counter() - started
+                route = _route(scope)
+                if span.is_recording():
+                    span.update_name(f"{method} {route}")
+                    span.set_attribute("http.route", route)
+                    span.set_attribute("http.response.status_code", status)
+                    if status >= 500:
+                        span.set_status(StatusCode.ERROR)
+                if self.service is not None and in_flight is not None:
+                    in_flight.dec()
+                    metrics.record_response(
+                        self.service, scope.get("method"), route, status, duration
+                    )
+                logger.info(
+                    "request",
+                    extra={
+                        "method": scope.get("method"),
+                        "route": route,
+                        "status": status,
+                        "duration_ms": round(duration * 1000, 2),
+                    },
+                )
+                if self.on_response is not None:
+                    self.on_response(scope.get("method"), route, status, duration)
+
+
+def install(
+    app: Any, *, service: str | None = None, on_response: Callable[..., None] | None = None
+) -> None:
+    """Make :class:`RequestContext` the outermost layer of ``app`` (a FastAPI/Starlette app).
+
+    With ``service``, requests are counted in :mod:`service_kit.metrics` under that name.
+    ``on_response(method, route, status, seconds)`` is called once per finished request.
+    """
+    build = app.build_middleware_stack
+
+    def build_with_context() -> ASGIApp:
+        return RequestContext(build(), service=service, on_response=on_response)
+
+    app.build_middleware_stack = build_with_context

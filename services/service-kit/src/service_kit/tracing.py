@@ -1,0 +1,84 @@
+"""OpenTelemetry traces: set up from the standard ``OTEL_*`` variables only, off when unset.
+
+:func:`configure_tracing` installs an SDK tracer provider exporting over OTLP/HTTP when
+``OTEL_EXPORTER_OTLP_ENDPOINT`` or ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` is set (and neither
+``OTEL_SDK_DISABLED=true`` nor ``OTEL_TRACES_EXPORTER=none``); the exporter reads its own
+variables (headers, timeout, protocol details). Without it, OpenTelemetry's API is a no-op:
+the W3C ``traceparent`` a caller sent is still passed on unchanged.
+
+GenAI span and attribute names live here, in one place (the conventions are "Development").
+Message content is never recorded: content capture
+(``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``) is not offered.
+"""
+
+from __future__ import annotations
+
+import os
+
+from fastapi.telemetry import TelemetryConfig
+from opentelemetry import trace
+from opentelemetry.trace import Tracer
+
+INSTRUMENTATION = "lgos"
+OPERATION = "gen_ai.operation.name"
+PROVIDER = "gen_ai.provider.name"
+REQUEST_MODEL = "gen_ai.request.model"
+RESPONSE_MODEL = "gen_ai.response.model"
+RESPONSE_ID = "gen_ai.response.id"
+FINISH_REASONS = "gen_ai.response.finish_reasons"
+INPUT_TOKENS = "gen_ai.usage.input_tokens"
+OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
+CONVERSATION_ID = "gen_ai.conversation.id"
+AGENT_NAME = "gen_ai.agent.name"
+TOOL_NAME = "gen_ai.tool.name"
+TOOL_CALL_ID = "gen_ai.tool.call.id"
+TOOL_TYPE = "gen_ai.tool.type"
+
+
+#: FastAPI's own telemetry, off: :mod:`service_kit.request_context` makes the one server span
+#: (outside every middleware, so 401s and unhandled 500s are traced too) and :mod:`service_kit`
+#: configures the exporter; FastAPI would add a second server span and per-dependency spans.
+FASTAPI_TELEMETRY: TelemetryConfig = {
+    "tracing": False,
+    "metrics": False,
+    "logs": False,
+    "operation_spans": False,
+    "auto_configure": False,
+}
+
+
+def exporter_configured() -> bool:
+    if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return False
+    if os.environ.get("OTEL_TRACES_EXPORTER", "otlp").strip().lower() == "none":
+        return False
+    return any(
+        os.environ.get(name)
+        for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+    )
+
+
+def configure_tracing(service: str) -> bool:
+    """Export this process's spans over OTLP when the environment says where; returns whether
+    it does. ``OTEL_SERVICE_NAME`` wins over ``service``."""
+    if not exporter_configured():
+        return False
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.resources import SERVICE_NAME, Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    attributes = {} if os.environ.get("OTEL_SERVICE_NAME") else {SERVICE_NAME: service}
+    provider = TracerProvider(resource=Resource.create(attributes))
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    trace.set_tracer_provider(provider)
+    return True
+
+
+def tracer() -> Tracer:
+    return trace.get_tracer(INSTRUMENTATION)
+
+
+def hex_trace_id(span: trace.Span) -> str | None:
+    context = span.get_span_context()
+    return format(context.trace_id, "032x") if context.is_valid else None

@@ -1,0 +1,136 @@
+"""The spans of real runs, collected by OpenTelemetry's in-memory exporter: LGOS in-process,
+its graphs calling the real offline-model and SearXNG.
+
+One trace per request continuing the caller's ``traceparent``: the HTTP server span, under it
+``invoke_workflow <graph>`` (with the conversation id), under that each ``chat <model>`` and
+``execute_tool <name>``; the model and SearXNG receive the trace context of the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from openai import AsyncOpenAI
+from opentelemetry import trace
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from tests.support.clients import embedded_lgos
+
+CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+CALLER_SPAN = "00f067aa0ba902b7"
+TRACEPARENT = f"00-{CALLER_TRACE}-{CALLER_SPAN}-01"
+
+_EXPORTER = InMemorySpanExporter()
+
+
+@pytest.fixture(scope="module")
+def spans() -> InMemorySpanExporter:
+    """This process's spans (the global provider can be set once per process)."""
+    if not isinstance(trace.get_tracer_provider(), TracerProvider):
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(_EXPORTER))
+        trace.set_tracer_provider(provider)
+    return _EXPORTER
+
+
+@pytest.fixture
+async def lgos(
+    in_process_graphs: None, spans: InMemorySpanExporter, tmp_path: Path
+) -> AsyncIterator[AsyncOpenAI]:
+    spans.clear()
+    async with embedded_lgos(tmp_path) as sdk:
+        yield sdk
+
+
+def tree(spans: tuple[ReadableSpan, ...]) -> dict[str, list[ReadableSpan]]:
+    by_name: dict[str, list[ReadableSpan]] = {}
+    for span in spans:
+        by_name.setdefault(span.name, []).append(span)
+    return by_name
+
+
+def parent_of(span: ReadableSpan) -> int | None:
+    return span.parent.span_id if span.parent is not None else None
+
+
+async def test_a_research_run_is_one_trace_under_the_callers(
+    lgos: AsyncOpenAI, spans: InMemorySpanExporter
+) -> None:
+    response = await lgos.responses.create(
+        model="advanced-graph",
+        input="Search the web for LangGraph streaming modes.",
+        tools=[{"type": "web_search"}],
+        metadata={"conversation_id": "conv-42"},
+        extra_headers={"traceparent": TRACEPARENT},
+    )
+    assert [item.type for item in response.output] == ["web_search_call", "message"]
+    finished = spans.get_finished_spans()
+    named = tree(finished)
+    assert {format(s.context.trace_id, "032x") for s in finished} == {CALLER_TRACE}
+    [server] = named["POST /v1/responses"]
+    assert server.kind == trace.SpanKind.SERVER
+    assert format(parent_of(server) or 0, "016x") == CALLER_SPAN
+    assert server.attributes is not None and server.attributes["http.response.status_code"] == 200
+    [run] = named["invoke_workflow advanced-graph"]
+    assert parent_of(run) == server.context.span_id
+    assert run.attributes is not None
+    assert run.attributes["gen_ai.operation.name"] == "invoke_workflow"
+    assert run.attributes["gen_ai.conversation.id"] == "conv-42"
+    chats = [s for s in finished if s.name.startswith("chat ")]
+    assert len(chats) >= 2  # the routing classification, then the answer
+    for chat in chats:
+        attrs = chat.attributes or {}
+        assert parent_of(chat) == run.context.span_id
+        assert chat.name == f"chat {attrs['gen_ai.request.model']}"
+        assert attrs["gen_ai.operation.name"] == "chat"
+        assert attrs["gen_ai.provider.name"] == "openai"
+        assert attrs["gen_ai.usage.input_tokens"] > 0 and attrs["gen_ai.usage.output_tokens"] > 0
+        assert attrs["gen_ai.response.id"]
+    # No message content in any span.
+    dumped = json.dumps([dict(s.attributes or {}) for s in finished], default=str)
+    assert "streaming modes" not in dumped
+
+
+async def test_tools_get_their_own_spans(lgos: AsyncOpenAI, spans: InMemorySpanExporter) -> None:
+    await lgos.responses.create(
+        model="server-tools", input="web search anything", tools=[{"type": "web_search"}]
+    )
+    finished = spans.get_finished_spans()
+    [run] = tree(finished)["invoke_workflow server-tools"]
+    tools = [s for s in finished if s.name.startswith("execute_tool ")]
+    assert tools, [s.name for s in finished]
+    for tool in tools:
+        attrs = tool.attributes or {}
+        assert tool.name == f"execute_tool {attrs['gen_ai.tool.name']}"
+        assert attrs["gen_ai.operation.name"] == "execute_tool"
+        assert parent_of(tool) == run.context.span_id
+
+
+async def test_a_background_run_joins_the_submitting_requests_trace(
+    lgos: AsyncOpenAI, spans: InMemorySpanExporter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEMO_API_REPORT_STEP_SECONDS", "0.05")
+    queued = await lgos.responses.create(
+        model="background-report",
+        input="report",
+        background=True,
+        extra_headers={"traceparent": TRACEPARENT},
+    )
+    while queued.status in ("queued", "in_progress"):
+        await asyncio.sleep(0.05)
+        queued = await lgos.responses.retrieve(queued.id)
+    assert queued.status == "completed"
+    named = tree(spans.get_finished_spans())
+    [submit] = [
+        s for s in named["POST /v1/responses"] if format(s.context.trace_id, "032x") == CALLER_TRACE
+    ]
+    assert [e.name for e in submit.events] == ["lgos.background.queued"]
+    [run] = named["invoke_workflow background-report"]
+    assert format(run.context.trace_id, "032x") == CALLER_TRACE
+    assert parent_of(run) == submit.context.span_id

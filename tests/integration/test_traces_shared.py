@@ -1,0 +1,95 @@
+"""A review paused on one ``lgos serve`` process and resumed on another: each request is one
+trace continuing its caller's ``traceparent``, exported over OTLP by the process that served it
+(configured by the standard ``OTEL_*`` variables only), with the parent links right.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from openai import AsyncOpenAI
+
+from tests.support.clients import sdk_pair_fixture
+from tests.support.interrupts import answer
+from tests.support.lgos_processes import api_process
+from tests.support.otlp_receiver import OTLPReceiver, ReceivedSpan
+from tests.support.servers import Server
+from tests.support.shared_state import shared_env
+
+SERVER_KIND = 2  # OTLP's SPAN_KIND_SERVER
+ROOT = "POST /v1/responses"
+
+
+@pytest.fixture(scope="module")
+def receiver() -> Iterator[OTLPReceiver]:
+    with OTLPReceiver() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def two_servers(
+    postgres_uri: str,
+    offline_model: Server,
+    receiver: OTLPReceiver,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Server, Server]]:
+    tmp = tmp_path_factory.mktemp("traces-shared")
+    env = {
+        **shared_env(postgres_uri, offline_model, tmp, 5.0),
+        "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url,
+        "OTEL_BSP_SCHEDULE_DELAY": "100",
+    }
+    with (
+        api_process({**env, "OTEL_SERVICE_NAME": "lgos-a"}, tmp / "a.log") as a,
+        api_process({**env, "OTEL_SERVICE_NAME": "lgos-b"}, tmp / "b.log") as b,
+    ):
+        yield a, b
+
+
+clients = sdk_pair_fixture("two_servers")
+
+
+def traceparent(trace_id: str, span_id: str) -> dict[str, str]:
+    return {"traceparent": f"00-{trace_id}-{span_id}-01"}
+
+
+def one_request(spans: list[ReceivedSpan], service: str, caller_span: str) -> ReceivedSpan:
+    """The run span of one request: under the one server span, itself under the caller."""
+    assert {s.service for s in spans} == {service}
+    [server] = [s for s in spans if s.kind == SERVER_KIND]
+    assert server.parent_id == caller_span
+    assert server.name == ROOT
+    assert server.attributes["http.response.status_code"] == 200
+    [run] = [s for s in spans if s.name == "invoke_workflow interruptible-approval"]
+    assert run.parent_id == server.span_id
+    assert run.attributes["gen_ai.conversation.id"] == "review-7"
+    return run
+
+
+async def test_pause_and_resume_on_two_processes_are_two_linked_traces(
+    clients: tuple[AsyncOpenAI, AsyncOpenAI], receiver: OTLPReceiver
+) -> None:
+    a, b = clients
+    first, second = "a1" * 16, "b2" * 16
+    metadata = {"conversation_id": "review-7"}
+    paused = await a.responses.create(
+        model="interruptible-approval",
+        input="Ship it",
+        metadata=metadata,
+        extra_headers=traceparent(first, "1" * 16),
+    )
+    done = await b.responses.create(
+        model="interruptible-approval",
+        previous_response_id=paused.id,
+        input=[answer(paused.output[0], "approve")],
+        metadata=metadata,
+        extra_headers=traceparent(second, "2" * 16),
+    )
+    assert done.status == "completed"
+    pause = one_request(receiver.trace(first, root=ROOT), "lgos-a", "1" * 16)
+    assert "gen_ai.run.paused" in pause.events
+    assert pause.attributes["lgos.run.outcome"] == "paused"
+    resume = one_request(receiver.trace(second, root=ROOT), "lgos-b", "2" * 16)
+    assert resume.attributes["lgos.run.outcome"] == "completed"
+    assert "gen_ai.run.paused" not in resume.events
