@@ -58,35 +58,30 @@ def containers(local: Engine) -> Iterator[Containers]:
         found.remove_all()
 
 
-@pytest.fixture(scope="module")
-def offline_model(containers: Containers, images: dict[str, Image]) -> str:
+def on_network(
+    containers: Containers, image: Image, service: str, port: int, env: dict[str, str] | None = None
+) -> str:
+    """``service`` on the session's network under its compose name, healthy, port published."""
     name = containers.run(
-        "offline-model",
-        images["offline-model"].tag,
-        publish=3007,
-        network=containers.network(),
-        alias="offline-model",
+        service, image.tag, publish=port, network=containers.network(), alias=service, env=env
     )
     containers.wait_healthy(name)
     return name
+
+
+@pytest.fixture(scope="module")
+def offline_model(containers: Containers, images: dict[str, Image]) -> str:
+    return on_network(containers, images["offline-model"], "offline-model", 3007)
 
 
 @pytest.fixture(scope="module")
 def lgos(containers: Containers, images: dict[str, Image], offline_model: str) -> str:
-    name = containers.run(
-        "lgos",
-        images["lgos"].tag,
-        publish=3004,
-        network=containers.network(),
-        alias="lgos",
-        env={
-            "LGOS_API_KEYS": f"{LGOS_KEY}=gateway",
-            "LGOS_STATE_DIR": "/tmp/lgos",
-            "DEMO_API_OFFLINE_MODEL_URL": "http://offline-model:3007/v1",
-        },
-    )
-    containers.wait_healthy(name)
-    return name
+    env = {
+        "LGOS_API_KEYS": f"{LGOS_KEY}=gateway",
+        "LGOS_STATE_DIR": "/tmp/lgos",
+        "DEMO_API_OFFLINE_MODEL_URL": "http://offline-model:3007/v1",
+    }
+    return on_network(containers, images["lgos"], "lgos", 3004, env)
 
 
 @pytest.fixture(scope="module")
