@@ -1,12 +1,12 @@
 """The first-party images, built here from the local Python base and run as containers.
 
 A real Docker engine of this checkout's own (installed and started when missing; stopped after if
-this session started it) builds LGOS, offline-model, the Files service and the gateway jobs from
-the repository's Dockerfiles with ``PYTHON_IMAGE`` set to the local Debian + Python 3.11 base.
-Each container runs hardened as compose.yaml says (user, read-only root, no capabilities, no
-privilege gain, tmpfs, memory limit), answers its image's HEALTHCHECK, and serves one request of
-the official ``openai`` SDK on its published port; ``docker inspect`` and the running processes
-confirm the hardening.
+this session started it) builds LGOS, offline-model, the Files service, the gateway jobs and
+SearXNG from the repository's Dockerfiles with ``PYTHON_IMAGE`` set to the local Debian + Python
+3.11 base. Each container runs hardened as compose.yaml says (user, read-only root, no
+capabilities, no privilege gain, tmpfs, memory limit), answers its image's HEALTHCHECK, and serves
+the official ``openai`` SDK on its published port (SearXNG through LGOS's web search);
+``docker inspect`` and the running processes confirm the hardening.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from tests.support.files import scratch_database
 
 LGOS_KEY = f"sk-lgos-{uuid.uuid4().hex}"
 FILES_KEY = f"sk-files-{uuid.uuid4().hex}"
-BUILT = ("lgos", "offline-model", "files", "gateway-jobs-image")
+BUILT = ("lgos", "offline-model", "files", "gateway-jobs-image", "searxng")
 
 
 @pytest.fixture(scope="module")
@@ -75,11 +75,18 @@ def offline_model(containers: Containers, images: dict[str, Image]) -> str:
 
 
 @pytest.fixture(scope="module")
-def lgos(containers: Containers, images: dict[str, Image], offline_model: str) -> str:
+def searxng(containers: Containers, images: dict[str, Image]) -> str:
+    env = {"SEARXNG_SECRET": uuid.uuid4().hex}
+    return on_network(containers, images["searxng"], "searxng", 8080, env)
+
+
+@pytest.fixture(scope="module")
+def lgos(containers: Containers, images: dict[str, Image], offline_model: str, searxng: str) -> str:
     env = {
         "LGOS_API_KEYS": f"{LGOS_KEY}=gateway",
         "LGOS_STATE_DIR": "/tmp/lgos",
         "DEMO_API_OFFLINE_MODEL_URL": "http://offline-model:3007/v1",
+        "DEMO_API_WEB_SEARCH_URL": "http://searxng:8080",
     }
     return on_network(containers, images["lgos"], "lgos", 3004, env)
 
@@ -154,6 +161,21 @@ async def test_lgos_container_runs_a_graph_over_the_container_network(
     assert response.output_text
 
 
+async def test_lgos_container_cites_the_searxng_container(lgos_sdk: AsyncOpenAI) -> None:
+    """server-tools' web search: LGOS → SearXNG (its seeded corpus) by service name."""
+    response = await lgos_sdk.responses.create(
+        model="server-tools",
+        input="Find the current LangGraph interrupt guidance and cite it.",
+        tools=[{"type": "web_search"}],
+        tool_choice="required",
+        store=False,
+    )
+    assert [item.type for item in response.output] == ["web_search_call", "message"]
+    [part] = response.output[1].content
+    urls = [a.url for a in part.annotations if a.type == "url_citation"]
+    assert urls[0] == "https://docs.langchain.com/oss/python/langgraph/interrupts"
+
+
 async def test_lgos_container_checks_its_key(containers: Containers, lgos: str) -> None:
     async with sdk_client(base_url(containers, lgos, 3004), api_key="sk-wrong") as sdk:
         with pytest.raises(openai.AuthenticationError) as raised:
@@ -211,10 +233,11 @@ def test_gateway_jobs_write_the_litellm_catalog_into_a_new_volume(
 
 
 def test_containers_run_hardened_as_compose_says(
-    containers: Containers, offline_model: str, lgos: str, files: str
+    containers: Containers, offline_model: str, lgos: str, files: str, searxng: str
 ) -> None:
     compose = services()
-    for service, name in (("offline-model", offline_model), ("lgos", lgos), ("files", files)):
+    running = {"offline-model": offline_model, "lgos": lgos, "files": files, "searxng": searxng}
+    for service, name in running.items():
         spec, inspected = compose[service], containers.inspect(name)
         host = inspected["HostConfig"]
         assert inspected["Config"]["User"] == spec["user"] == "10001:10001", service
