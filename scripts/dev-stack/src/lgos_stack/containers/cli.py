@@ -55,6 +55,8 @@ def main(argv: list[str] | None = None) -> None:
         elif args.command == "images":
             up(local)
             images.build_all(local, say)
+            for service in bases.STANDINS:
+                bases.standin(local, say, service)
         elif args.command == "down":
             if not engine.stop(local, say):
                 say("dockerd was not running")

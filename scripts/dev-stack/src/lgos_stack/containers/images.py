@@ -7,6 +7,7 @@ hardened exactly as the compose stack would harden it.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,7 +66,8 @@ def build_all(engine: Engine, say: Say, names: tuple[str, ...] = PYTHON_BASED) -
 
 def run_options(service: str) -> list[str]:
     """``docker run`` options for the hardening compose.yaml gives ``service``: user, read-only
-    root, dropped capabilities, security options, tmpfs mounts and the memory limit."""
+    root, dropped capabilities, security options, tmpfs mounts, the memory limit; and its
+    healthcheck."""
     spec = services()[service]
     options = []
     if "user" in spec:
@@ -80,4 +82,20 @@ def run_options(service: str) -> list[str]:
         options += ["--tmpfs", str(mount)]
     if "mem_limit" in spec:
         options += ["--memory", str(spec["mem_limit"])]
+    return options + health_options(spec.get("healthcheck"))
+
+
+def health_options(check: dict[str, Any] | None) -> list[str]:
+    """compose's healthcheck as ``docker run`` options (the image's own one when absent)."""
+    if not check:
+        return []
+    test = check["test"]
+    if isinstance(test, list):
+        command = test[1] if test[0] == "CMD-SHELL" else shlex.join(test[1:])
+    else:
+        command = str(test)
+    options = ["--health-cmd", command]
+    for key in ("interval", "timeout", "retries", "start_period"):
+        if key in check:
+            options += [f"--health-{key.replace('_', '-')}", str(check[key])]
     return options
