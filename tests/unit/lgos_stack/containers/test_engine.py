@@ -4,11 +4,24 @@ too long), and a pid file never makes the engine signal a process that is not it
 from __future__ import annotations
 
 import os
+import shutil
 import socket
+import subprocess
 import threading
+import time
 from pathlib import Path
 
-from lgos_stack.containers.engine import SOCKET_PATH_MAX, Engine, ping, stop
+import pytest
+from lgos_stack.containers.engine import (
+    SOCKET_PATH_MAX,
+    Engine,
+    EngineError,
+    engines,
+    others,
+    ping,
+    stop,
+    wait_for_others,
+)
 
 
 def test_everything_lives_under_the_engine_root(tmp_path: Path) -> None:
@@ -59,3 +72,23 @@ def test_ping_reads_the_engine_answer(tmp_path: Path) -> None:
             thread.start()
             assert ping(path) is expected
             thread.join()
+
+
+def test_another_checkouts_engine_blocks_starting_one(tmp_path: Path) -> None:
+    """One engine per machine: a running dockerd of another root is named, never signalled."""
+    other = tmp_path / "dockerd"
+    shutil.copy("/bin/sleep", other)  # a process the machine lists as a dockerd
+    process = subprocess.Popen([str(other), "30"])
+    try:
+        engine = Engine(tmp_path / "mine")
+        deadline = time.monotonic() + 5
+        while process.pid not in engines() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert process.pid in others(engine)
+        with pytest.raises(EngineError, match=f"pid {process.pid}"):
+            wait_for_others(engine, 0.0, lambda _: None)
+        assert process.poll() is None
+    finally:
+        process.kill()
+        process.wait()
+    assert process.pid not in engines()
