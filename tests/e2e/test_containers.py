@@ -11,9 +11,11 @@ the official ``openai`` SDK on its published port (SearXNG through LGOS's web se
 
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import openai
 import pytest
@@ -26,6 +28,7 @@ from openai import AsyncOpenAI
 
 from tests.support.clients import sdk_client
 from tests.support.containers import Containers, local_engine
+from tests.support.servers import SEARXNG_DIR
 
 LGOS_KEY = f"sk-lgos-{uuid.uuid4().hex}"
 FILES_KEY = f"sk-files-{uuid.uuid4().hex}"
@@ -165,18 +168,19 @@ async def test_lgos_container_runs_a_graph_over_the_container_network(
 
 
 async def test_lgos_container_cites_the_searxng_container(lgos_sdk: AsyncOpenAI) -> None:
-    """server-tools' web search: LGOS → SearXNG (its seeded corpus) by service name."""
-    response = await lgos_sdk.responses.create(
-        model="server-tools",
-        input="Find the current LangGraph interrupt guidance and cite it.",
-        tools=[{"type": "web_search"}],
-        tool_choice="required",
-        store=False,
+    """server-tools' web search, streamed: LGOS → SearXNG (its seeded corpus) by service name;
+    every cited URL is one of the corpus's documents."""
+    corpus = {d["url"] for d in json.loads((SEARXNG_DIR / "corpus.json").read_text())}
+    ask = "web search persistence checkpointers"
+    tools: list[Any] = [{"type": "web_search"}]
+    stream = await lgos_sdk.responses.create(
+        model="server-tools", input=ask, tools=tools, stream=True
     )
-    assert [item.type for item in response.output] == ["web_search_call", "message"]
-    [part] = response.output[1].content
-    urls = [a.url for a in part.annotations if a.type == "url_citation"]
-    assert urls[0] == "https://docs.langchain.com/oss/python/langgraph/interrupts"
+    events = [event async for event in stream]
+    cited = [e.annotation for e in events if e.type == "response.output_text.annotation.added"]
+    assert events[-1].type == "response.completed"
+    assert any(e.type == "response.web_search_call.completed" for e in events)
+    assert cited and {annotation.url for annotation in cited} <= corpus
 
 
 async def test_lgos_container_checks_its_key(containers: Containers, lgos: str) -> None:
