@@ -9,7 +9,9 @@
 # themselves run from their official images.
 
 # --- base: uv and the workspace manifests, shared by every target ---------------------------
-FROM python:3.11-slim AS base
+# The Python 3.11 base: the public image, or a local build of the same Python (docs/how-to/containers.md).
+ARG PYTHON_IMAGE=python:3.11-slim
+FROM ${PYTHON_IMAGE} AS base
 
 ENV PYTHONUNBUFFERED=1 \
     UV_COMPILE_BYTECODE=1 \

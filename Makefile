@@ -13,7 +13,8 @@ export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: new dev dev-up dev-down dev-status gateway-sync test lint typecheck test-unit test-contract \
 	test-integration test-e2e test-fuzz bench bench-files bench-load bench-gateway sync clean chromium \
-	docs docs-build env-docs docs-screenshots
+	docs docs-build env-docs docs-screenshots \
+	docker-up docker-images docker-down test-containers
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -186,5 +187,23 @@ docs-screenshots: $(SYNCED)  ## copy the browser tests' latest screenshots into 
 env-docs: $(SYNCED)  ## regenerate docs/reference/environment.md from settings classes and compose
 	$(RUN) python -m scripts.env_reference --write
 
+# Containers where the Docker engine is not a service and no image registry is reachable:
+# Debian's engine installed when missing, dockerd under .dev/docker/ (stopped by its pid), and
+# local base images (debootstrap, then Debian's Python 3.11) the Dockerfiles take as PYTHON_IMAGE.
+# Point a shell at it: eval "$$($(RUN) python scripts/containers.py env)".
+docker-up: $(SYNCED)  ## install and start the local Docker engine, build its base images
+	$(RUN) python scripts/containers.py up
+
+docker-images: $(SYNCED)  ## build compose.yaml's Python-based images on the local base
+	$(RUN) python scripts/containers.py images
+
+docker-down: $(SYNCED)  ## stop the local Docker engine
+	$(RUN) python scripts/containers.py down
+
+# Part of `make test` too: it starts the engine when none runs and stops what it started.
+test-containers: $(SYNCED)  ## the first-party images built and run as hardened containers
+	$(RUN) pytest tests/e2e/test_containers.py
+
 clean:
+	test ! -x .venv/bin/python || .venv/bin/python scripts/containers.py down
 	rm -rf .venv $(TOOLS) .dev .mypy_cache .ruff_cache .pytest_cache

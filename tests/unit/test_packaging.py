@@ -97,9 +97,10 @@ def test_compose_builds_first_party_images_from_the_root_dockerfile() -> None:
             "open-webui": "ui/open-webui/Dockerfile",
         }
         assert build["dockerfile"] in ("Dockerfile", own.get(name)), name
-    # Every target starts from the shared base, which alone installs uv and the manifests.
+    # Every target starts from the shared base, which alone installs uv and the manifests; the
+    # base is the PYTHON_IMAGE build argument (the public image unless a build names another).
     for target, text in stages().items():
-        assert (target == "base") == text.startswith("FROM python:"), target
+        assert (target == "base") == text.startswith("FROM ${PYTHON_IMAGE} AS base"), target
         assert (target == "base") == ("pip install" in text), target
 
 
@@ -131,6 +132,17 @@ def test_the_base_stage_copies_every_workspace_manifest() -> None:
     uv_pin = re.search(r"uv==([\d.]+)", base)
     assert uv_pin is not None
     assert f"UV_VERSION := {uv_pin.group(1)}" in (ROOT / "Makefile").read_text()
+
+
+@pytest.mark.parametrize("dockerfile", DOCKERFILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_python_base_is_a_build_argument_defaulting_to_the_public_image(dockerfile: Path) -> None:
+    """The same Dockerfile builds against python:3.11-slim or a local base of the same Python."""
+    text = dockerfile.read_text()
+    preamble = text.split("\nFROM ", 1)[0]
+    assert "ARG PYTHON_IMAGE=python:3.11-slim" in preamble.splitlines()
+    froms = re.findall(r"^FROM (\S+)", text, flags=re.MULTILINE)
+    assert froms[0] == "${PYTHON_IMAGE}"
+    assert all(image in ("${PYTHON_IMAGE}", "base") for image in froms)
 
 
 @pytest.mark.parametrize("dockerfile", DOCKERFILES, ids=lambda p: str(p.relative_to(ROOT)))

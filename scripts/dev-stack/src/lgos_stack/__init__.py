@@ -8,5 +8,7 @@
 - ``model``, ``components`` and ``jobs``: a component, the stack's components in start order,
   and their setup steps (one-shot jobs);
 - ``runner`` and ``cli``: ``up`` / ``down`` / ``status`` / ``restart``;
-- ``bench``: what the benchmarks share (graphs, load client, statistics, report tables).
+- ``bench``: what the benchmarks share (graphs, load client, statistics, report tables);
+- ``containers``: the local Docker engine, its base images and stand-ins, and compose.yaml's
+  images built on them (``scripts/containers.py``).
 """
