@@ -125,6 +125,22 @@ async def test_catalog_entry_advertises_the_four_features_and_web_search(
     assert lgos["client_tools"] == []
 
 
+async def test_catalog_lists_the_showcase_examples_one_per_path(client: AsyncOpenAI) -> None:
+    listed = {m.id: m for m in (await client.models.list()).data}
+    examples = listed[MODEL].model_extra["lgos"]["examples"]  # type: ignore[index]
+    retrieved = (await client.models.retrieve(MODEL)).model_extra["lgos"]  # type: ignore[index]
+    assert retrieved["examples"] == examples
+    assert [e["label"] for e in examples] == [
+        "Chat",
+        "Ask about a file",
+        "Research the web",
+        "Save a note",
+        "Find a saved note",
+        "Query the demo database",
+    ]
+    assert all(set(e) == {"label", "prompt"} and e["prompt"] for e in examples)
+
+
 async def test_chat_completions_is_refused(client: AsyncOpenAI) -> None:
     with pytest.raises(openai.BadRequestError) as caught:
         await client.chat.completions.create(
@@ -548,3 +564,67 @@ def test_knowledge_job_creates_the_store_once_and_reuses_it_by_name(
     )
     assert refused.returncode == 1 and "knowledge setup failed" in refused.stderr
     assert "wrong-key" not in refused.stderr
+
+
+# --- the advertised examples walk every path --------------------------------------------------
+
+
+async def example_prompts(client: AsyncOpenAI) -> dict[str, str]:
+    lgos = (await client.models.retrieve(MODEL)).model_extra["lgos"]  # type: ignore[index]
+    return {e["label"]: e["prompt"] for e in lgos["examples"]}
+
+
+DEMO_DB_TOOL = {
+    "type": "function",
+    "name": "demo_db-execute_sql",
+    "description": "Run a read-only SQL query on the demo database.",
+    "parameters": {
+        "type": "object",
+        "properties": {"sql": {"type": "string"}},
+        "required": ["sql"],
+        "additionalProperties": False,
+    },
+    "strict": True,
+}
+
+
+async def test_each_example_prompt_walks_the_path_it_promises(
+    client: AsyncOpenAI, files: AsyncOpenAI, knowledge: tuple[str, str]
+) -> None:
+    """As a UI sends them: typed text, Web search offered, the gateway's MCP tool attached."""
+    prompts = await example_prompts(client)
+    tools: list[Any] = [{"type": "web_search"}, DEMO_DB_TOOL]
+
+    chat = await respond(client, prompts["Chat"], tools=tools)
+    assert [item.type for item in chat.output] == ["message"]
+
+    uploaded = await files.files.create(
+        file=("release-plan.txt", b"Key point: ship on Friday behind FLAG_EXAMPLE_OK."),
+        purpose="user_data",
+    )
+    try:
+        read = await respond(client, with_file(prompts["Ask about a file"], uploaded.id))
+    finally:
+        await files.files.delete(uploaded.id)
+    assert [item.type for item in read.output] == ["message"]
+    assert "FLAG_EXAMPLE_OK" in read.output_text and "release-plan.txt" in read.output_text
+
+    research = await respond(client, prompts["Research the web"], tools=tools)
+    assert [item.type for item in research.output] == ["web_search_call", "message"]
+    assert citations(research)  # at least one cited Web URL
+
+    pending = await respond(client, prompts["Save a note"], tools=tools)
+    assert "staging password rotates every 30 days" in review_payload(pending)["content"]
+    saved = await respond(
+        client, answer_review(pending, "approve"), previous_response_id=pending.id
+    )
+    assert "it is indexed, so later research can find it" in saved.output_text
+
+    found = await respond(client, prompts["Find a saved note"], tools=tools)
+    assert [item.type for item in found.output] == ["message"]  # knowledge only: no Web call
+    assert "[K1]" in found.output_text and "staging password rotates" in found.output_text
+
+    asked = await respond(client, prompts["Query the demo database"], tools=tools)
+    call = next(item for item in asked.output if item.type == "function_call")
+    assert call.name == "demo_db-execute_sql"
+    assert json.loads(call.arguments)["sql"].startswith("SELECT name, status FROM projects")
