@@ -9,6 +9,7 @@ revise / reject, and streaming commentary.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import Any
@@ -81,8 +82,23 @@ def lgos_without_knowledge(serve_advanced: Any, files_process: FilesProcess) -> 
         yield server
 
 
+@pytest.fixture(scope="module")
+def lgos_readable(
+    readable_model: Server,
+    searxng: Server,
+    files_process: FilesProcess,
+    knowledge: tuple[str, str],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Server]:
+    """advanced-graph on offline-model's readable answers (no echo), as a person meets it."""
+    env = demo_env(readable_model, searxng, files_process.server.url, knowledge[0], FILES_KEY)
+    with advanced_lgos(tmp_path_factory.mktemp("advanced-readable"), env) as server:
+        yield server
+
+
 client = sdk_fixture("lgos")
 bare_client = sdk_fixture("lgos_without_knowledge")
+readable = sdk_fixture("lgos_readable")
 
 
 async def respond(client: AsyncOpenAI, input_items: Any, **options: Any) -> Any:
@@ -589,14 +605,22 @@ DEMO_DB_TOOL = {
 
 
 async def test_each_example_prompt_walks_the_path_it_promises(
-    client: AsyncOpenAI, files: AsyncOpenAI, knowledge: tuple[str, str]
+    readable: AsyncOpenAI, files: AsyncOpenAI, knowledge: tuple[str, str]
 ) -> None:
-    """As a UI sends them: typed text, Web search offered, the gateway's MCP tool attached."""
+    """As a UI sends them: typed text, Web search offered, the gateway's MCP tool attached; the
+    readable answers a person meets say what they read and quote their evidence."""
+    client = readable
     prompts = await example_prompts(client)
     tools: list[Any] = [{"type": "web_search"}, DEMO_DB_TOOL]
 
     chat = await respond(client, prompts["Chat"], tools=tools)
     assert [item.type for item in chat.output] == ["message"]
+    assert chat.output_text.startswith(f'{LABEL} You asked: "{prompts["Chat"]}"')
+    assert "plain chat: no tools and no sources were used" in chat.output_text
+    assert "untrusted evidence" not in chat.output_text  # the instructions are never echoed
+
+    missing = await respond(client, prompts["Ask about a file"])
+    assert "No file came with this message: attach one and ask again." in missing.output_text
 
     uploaded = await files.files.create(
         file=("release-plan.txt", b"Key point: ship on Friday behind FLAG_EXAMPLE_OK."),
@@ -607,11 +631,16 @@ async def test_each_example_prompt_walks_the_path_it_promises(
     finally:
         await files.files.delete(uploaded.id)
     assert [item.type for item in read.output] == ["message"]
-    assert "FLAG_EXAMPLE_OK" in read.output_text and "release-plan.txt" in read.output_text
+    assert (
+        f"I read the attached file release-plan.txt ({uploaded.id}): "
+        '"Key point: ship on Friday behind FLAG_EXAMPLE_OK."' in read.output_text
+    )
 
     research = await respond(client, prompts["Research the web"], tools=tools)
     assert [item.type for item in research.output] == ["web_search_call", "message"]
-    assert citations(research)  # at least one cited Web URL
+    cited = citations(research)
+    assert cited and all(url in research.output_text for url in cited)
+    assert "From the evidence I was given:\n- [1] " in research.output_text
 
     pending = await respond(client, prompts["Save a note"], tools=tools)
     assert "staging password rotates every 30 days" in review_payload(pending)["content"]
@@ -622,9 +651,36 @@ async def test_each_example_prompt_walks_the_path_it_promises(
 
     found = await respond(client, prompts["Find a saved note"], tools=tools)
     assert [item.type for item in found.output] == ["message"]  # knowledge only: no Web call
-    assert "[K1]" in found.output_text and "staging password rotates" in found.output_text
+    assert re.search(
+        r'- \[K1\] note-[\w-]+\.md \(file id file-\w+\): "[^"]*staging password rotates every 30 '
+        r"days",
+        found.output_text,
+    ), found.output_text
 
     asked = await respond(client, prompts["Query the demo database"], tools=tools)
     call = next(item for item in asked.output if item.type == "function_call")
     assert call.name == "demo_db-execute_sql"
     assert json.loads(call.arguments)["sql"].startswith("SELECT name, status FROM projects")
+    rows = '[{"name": "legacy-portal", "status": "archived"}]'
+    ledger = [
+        {"role": "user", "content": prompts["Query the demo database"]},
+        *[item.model_dump(exclude_none=True) for item in asked.output],
+        {"type": "function_call_output", "call_id": call.call_id, "output": rows},
+    ]
+    answered = await respond(client, ledger, tools=tools)
+    assert f'A tool returned: "{rows}"' in answered.output_text
+
+
+async def test_both_sources_when_asked_and_the_answer_quotes_each(
+    readable: AsyncOpenAI, knowledge: tuple[str, str]
+) -> None:
+    response = await respond(
+        readable,
+        "Search the web and my notes for LangGraph durable execution idempotency keys.",
+        tools=[{"type": "web_search"}],
+    )
+    assert [item.type for item in response.output] == ["web_search_call", "message"]
+    _, note_id = knowledge
+    assert f"[K1] {SEEDED_NOTE} (file id {note_id}): " in response.output_text
+    assert all(url in response.output_text for url in citations(response))
+    assert "Cite Web results" not in response.output_text  # no instructions in the answer

@@ -26,6 +26,7 @@ from playwright.sync_api import Browser
 
 from tests.support.browser import Person, browser_user, screenshot_dir
 from tests.support.devstack import DEVSTACK, GATEWAY_KEY, detached_stack, pg_data_dir
+from tests.support.servers import OFFLINE_MODEL_ECHO
 from tests.support.ui_people import ChainlitUser, WebUIUser
 
 pytestmark = pytest.mark.socket
@@ -85,6 +86,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory, app_dir: Path) -> Iterator[d
         "LGOS_REGISTRY": f"{DEMO_REGISTRY},my_graphs:create_registry",
         "LGOS_APP_DIR": str(app_dir),
         "OFFLINE_MODEL_TOKEN_DELAY": "0.05",  # paced tokens: the answer visibly grows
+        **OFFLINE_MODEL_ECHO,  # the journeys check what reached the model
     }
     started = time.monotonic()
     with (

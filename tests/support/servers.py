@@ -14,3 +14,8 @@ from lgos_stack.processes import Server as Server
 from lgos_stack.processes import serve as serve
 from lgos_stack.servers import serve_lgos as serve_lgos
 from lgos_stack.servers import serve_searxng as serve_searxng
+
+OFFLINE_MODEL_ECHO = {"OFFLINE_MODEL_ECHO": "true"}
+"""offline-model's debug switch: its answers quote everything the model was sent (the latest
+message, every instruction, tool output and file id). Tests that assert on what reached the
+model run it this way; the stack's default is the readable answer a person meets."""

@@ -21,6 +21,7 @@ def create_app(settings: OfflineModelSettings | None = None) -> FastAPI:
         title="offline-model (deterministic stand-in)", exception_handlers=EXCEPTION_HANDLERS
     )
     app.state.token_delay = settings.token_delay
+    app.state.echo = settings.echo
     app.include_router(chat.router)
     app.include_router(responses.router)
 

@@ -15,6 +15,13 @@ class OfflineModelSettings(BaseSettings):
     host: str = "127.0.0.1"
     port: Port = 3007
     max_request_bytes: MaxRequestBytes = 8 * 1024 * 1024
+    echo: bool = Field(
+        default=False,
+        description=(
+            "Debug: answer by quoting everything the model was sent (the latest message, every "
+            "instruction, tool output and file id), for tests that must see what reached it."
+        ),
+    )
     token_delay: float = Field(
         default=0.0, ge=0, description="Seconds between streamed tokens, to make streaming visible."
     )
