@@ -22,7 +22,7 @@ from typing import TypeVar
 
 import httpx
 import pytest
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, Locator
 
 from tests.support.browser import Person, browser_user, screenshot_dir, searxng_urls
 from tests.support.devstack import GATEWAY_KEY, detached_stack, pg_data_dir
@@ -96,12 +96,20 @@ def opens_on_the_showcase(person: Person) -> None:
         )
 
 
+def suggestion(person: Person, label: str) -> Locator:
+    """Open WebUI's suggestion button whose title is ``label`` (not e.g. the sidebar's Chats)."""
+    return person.page.locator("button", has=person.page.get_by_text(label, exact=True))
+
+
 def offered(person: Person, label: str) -> None:
     """The example is on the empty chat's page."""
     if isinstance(person, ChainlitUser):
         person.expect_visible(starter_id(label))
     else:
-        person.expect_visible(f"button:has-text('{label}')")
+        try:
+            suggestion(person, label).first.wait_for(state="attached", timeout=30_000)
+        except Exception:
+            person.fail(f"the suggestion prompt {label!r}")
 
 
 def click_example(person: Person, label: str, prompt: str) -> None:
@@ -112,7 +120,7 @@ def click_example(person: Person, label: str, prompt: str) -> None:
     if isinstance(person, ChainlitUser):
         person.page.click(starter_id(label))
     else:
-        person.page.locator(f"button:has-text('{label}')").first.click()
+        suggestion(person, label).first.click()
         person.page.wait_for_timeout(800)
         # Some Open WebUI versions put the prompt in the input instead of sending it.
         if prompt[:20] not in person.page.inner_text("#messages-container", timeout=2_000):

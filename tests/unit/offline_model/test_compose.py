@@ -35,8 +35,8 @@ def test_web_and_knowledge_evidence_is_quoted_with_urls_and_labels() -> None:
     lines = answer.splitlines()
     assert lines[1] == "From the evidence I was given:"
     assert lines[2] == (
-        "- [1] LangGraph interrupts: human-in-the-loop guidance https://docs.example/interrupts "
-        ': "Interrupts pause a graph run until a person answers."'
+        "- [1] LangGraph interrupts: human-in-the-loop guidance — https://docs.example/interrupts "
+        '— "Interrupts pause a graph run until a person answers."'
     )
     assert "https://docs.example/persistence" in lines[3]
     assert lines[4] == (
@@ -84,6 +84,11 @@ def test_other_tool_outputs_are_quoted_shortened() -> None:
     long = quote_evidence("x" * 2000)[0]
     assert long.endswith('…"') and len(long) < 700
     assert quote_evidence("  ") == []
+    # An MCP result: JSON whose text is JSON, quoted as one compact value.
+    nested = '{"result": "{\\n  \\"rows\\": [{\\"name\\": \\"legacy-portal\\"}]\\n}"}'
+    assert quote_evidence(nested) == [
+        'A tool returned: "{"result": {"rows": [{"name": "legacy-portal"}]}}"'
+    ]
 
 
 def test_history_is_counted_and_echo_is_the_debug_switch() -> None:

@@ -16,8 +16,10 @@ answer (:func:`offline_model.answer.echo_answer`) for tests that must see what r
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from offline_model.answer import LABEL, Prompt, echo_answer
 
@@ -79,15 +81,35 @@ def quote_evidence(output: str) -> list[str]:
     for line in lines:
         web, knowledge = _WEB.match(line), _KNOWLEDGE.match(line)
         if web:
-            snippet = f': "{short(web["snippet"])}"' if web["snippet"] else ""
-            quoted.append(f"[{web['n']}] {web['title'].strip()} {web['url']} {snippet}".rstrip())
+            snippet = f' — "{short(web["snippet"])}"' if web["snippet"] else ""
+            quoted.append(f"[{web['n']}] {web['title'].strip()} — {web['url']}{snippet}")
         elif knowledge:
             quoted.append(
                 f'[{knowledge["label"]}] {knowledge["where"]}: "{short(knowledge["text"])}"'
             )
     if quoted:
         return quoted[:EVIDENCE_LINES]
-    return [f'A tool returned: "{short(output, TOOL_CHARS)}"'] if output.strip() else []
+    return [f'A tool returned: "{short(compact(output), TOOL_CHARS)}"'] if output.strip() else []
+
+
+def _unwrap(value: Any) -> Any:
+    """JSON that carries JSON in its strings (an MCP result's text) read as one value."""
+    if isinstance(value, str) and value.strip()[:1] in ("{", "["):
+        try:
+            return _unwrap(json.loads(value))
+        except ValueError:
+            return value
+    if isinstance(value, dict):
+        return {key: _unwrap(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_unwrap(item) for item in value]
+    return value
+
+
+def compact(output: str) -> str:
+    """A JSON tool output on one line, nested JSON strings unwrapped; other text unchanged."""
+    unwrapped = _unwrap(output)
+    return output if isinstance(unwrapped, str) else json.dumps(unwrapped, ensure_ascii=False)
 
 
 def told(instruction: str) -> list[str]:
