@@ -438,7 +438,11 @@ def test_a_note_review_shows_the_filename_and_the_exact_draft_as_markdown() -> N
     call = InterruptCall("call_note", json.dumps(payload))
     shown = review_markdown(call)
     assert "**Filename:** note-retries-need-idempotency-keys-72141a8c.md" in shown
-    assert f"**Content**\n\n{draft}" in shown  # verbatim, so Open WebUI renders its Markdown
+    # The exact draft, contained: a quoted block (rendered as Markdown) with small headings.
+    assert (
+        "**Content**\n\n> #### Retries need idempotency keys\n>\n> - one key per request\n"
+        "> - replayed safely" in shown
+    )
     card = ask_user_arguments(call)["questions"][0]
     assert [o["label"] for o in card["options"]] == ["approve", "reject"]
     assert card["allow_other"] is True  # the card's *Other* field carries a revision
