@@ -14,36 +14,27 @@ Screenshots: .dev/screenshots/showcase/.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
 
 import httpx
 import pytest
 from playwright.sync_api import Browser, Locator
 
-from tests.support.browser import Person, browser_user, screenshot_dir, searxng_urls
-from tests.support.devstack import GATEWAY_KEY, detached_stack, pg_data_dir
-from tests.support.ui_people import ChainlitUser, WebUIUser
+from tests.support.browser import Person, screenshot_dir, searxng_urls
+from tests.support.devstack import GATEWAY_KEY, both_uis_stack
+from tests.support.ui_people import ChainlitUser, WebUIUser, signed_in
 
 pytestmark = pytest.mark.socket
 SCREENSHOTS = "showcase"
 GRAPH = "advanced-graph"
-P = TypeVar("P", bound=Person)
 PLAN = "Key point: the launch moves to Friday behind the SHOWCASE_FLAG switch."
 
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    extra = {"DEVSTACK_SKIP": "", "CHAINLIT_CATALOG_TTL": "1"}  # both UIs; readable answers
-    started = time.monotonic()
-    with (
-        pg_data_dir() as pg_data,
-        detached_stack(tmp_path_factory.mktemp("showcase-stack"), pg_data, extra) as (env, _),
-    ):
-        print(f"private stack with both UIs up in {time.monotonic() - started:.0f}s")
+    # Both UIs; no OFFLINE_MODEL_ECHO: the readable answers a person meets.
+    with both_uis_stack(tmp_path_factory.mktemp("showcase-stack"), {}) as env:
         yield env
 
 
@@ -65,16 +56,6 @@ def examples(stack: dict[str, str]) -> dict[str, str]:
     found = {e["label"]: e["prompt"] for e in entry["model_info"]["lgos"]["examples"]}
     assert len(found) == 6, found
     return found
-
-
-@contextmanager
-def signed_in(
-    chromium: Browser, stack: dict[str, str], kind: type[P], shots: Path, journey: str
-) -> Iterator[P]:
-    port = stack["CHAINLIT_PORT" if kind is ChainlitUser else "OPEN_WEBUI_PORT"]
-    with browser_user(chromium, kind, f"http://127.0.0.1:{port}", shots, journey) as person:
-        person.login()
-        yield person
 
 
 # -- how each UI offers an example ----------------------------------------------------------------
@@ -196,23 +177,15 @@ def walk_every_example(
     person.shot("database example answered over MCP")
 
 
-def test_chainlit_opens_on_the_showcase_and_every_example_walks_its_path(
+@pytest.mark.parametrize("kind", [ChainlitUser, WebUIUser], ids=["chainlit", "open-webui"])
+def test_the_ui_opens_on_the_showcase_and_every_example_walks_its_path(
     browser: Browser,
     stack: dict[str, str],
     shots: Path,
     examples: dict[str, str],
     tmp_path: Path,
+    kind: type[Person],
 ) -> None:
-    with signed_in(browser, stack, ChainlitUser, shots, "chainlit") as person:
-        walk_every_example(person, examples, stack, tmp_path)
-
-
-def test_open_webui_opens_on_the_showcase_and_every_example_walks_its_path(
-    browser: Browser,
-    stack: dict[str, str],
-    shots: Path,
-    examples: dict[str, str],
-    tmp_path: Path,
-) -> None:
-    with signed_in(browser, stack, WebUIUser, shots, "open-webui") as person:
+    journey = "chainlit" if kind is ChainlitUser else "open-webui"
+    with signed_in(browser, stack, kind, shots, journey) as person:
         walk_every_example(person, examples, stack, tmp_path)

@@ -18,7 +18,7 @@ from tests.support.clients import sdk_client
 from tests.support.files import API_KEY as FILES_KEY
 from tests.support.files import FilesProcess
 from tests.support.search_upstream import RESULT_URL, SEARCH_TEXT
-from tests.support.servers import SEARXNG_DIR, Server, free_port, serve
+from tests.support.servers import SEARXNG_DIR, Server, model_proxy
 
 CORPUS_URLS = {d["url"] for d in json.loads((SEARXNG_DIR / "corpus.json").read_text())}
 
@@ -62,16 +62,8 @@ async def test_no_match_is_an_empty_result(searxng: Server) -> None:
 def search_upstream(
     offline_model: Server, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
-    port = free_port()
     log = tmp_path_factory.mktemp("search-upstream") / "search-upstream.log"
-    args = [
-        "tests.support.search_upstream",
-        "--port",
-        str(port),
-        "--upstream",
-        f"{offline_model.url}/v1",
-    ]
-    with serve(args, port=port, env={}, log=log) as server:
+    with model_proxy("tests.support.search_upstream", offline_model, log) as server:
         yield server
 
 

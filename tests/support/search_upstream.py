@@ -12,18 +12,18 @@ asked for (``stream``, ``store``, its tools), so tests can check the call was pr
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+from tests.support.servers import run_proxy
 
 RESULT_URL = "https://example.org/fake-search/langgraph-interrupts"
 RESULT_TITLE = "FAKE search result: LangGraph interrupts"
@@ -166,16 +166,7 @@ def create_app(upstream: str) -> Starlette:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--upstream", required=True, help="offline-model's /v1 base URL")
-    args = parser.parse_args()
-    uvicorn.run(
-        create_app(args.upstream.rstrip("/") + "/"),
-        host="127.0.0.1",
-        port=args.port,
-        log_level="warning",
-    )
+    run_proxy(__doc__ or "", create_app)
 
 
 if __name__ == "__main__":

@@ -75,3 +75,13 @@ def test_no_call_once_a_tool_result_is_the_last_input() -> None:
 )
 def test_recalling_a_save_is_research_not_a_new_save(text: str, intent: str) -> None:
     assert classify(text) == intent
+
+
+def test_an_mcp_tool_is_named_with_or_without_its_client_prefix() -> None:
+    sql = {"type": "object", "properties": {"sql": {"type": "string"}}}
+    prompt = "SELECT name FROM projects -- demo db execute sql"
+    for name in ("demo_db-execute_sql", "gw_demo_db-execute_sql"):
+        assert chosen(prompt, [ToolSpec(name, "function", sql)], "auto") == [name]
+    # Never fewer than two words of a name: "sum" alone does not name calculate_sum.
+    assert chosen("What is the sum?", [ToolSpec("calculate_sum", "function", sql)], "auto") == []
+    assert chosen("gw only", [ToolSpec("gw_demo_db-execute_sql", "function", sql)], "auto") == []

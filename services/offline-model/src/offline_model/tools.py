@@ -1,7 +1,8 @@
 """Deterministic function calling: which bound tools to call, and with what arguments.
 
 A tool is called when ``tool_choice`` forces it, or when the latest user message names it (all
-words of the tool name appear: "package version" → ``package_version``), or when it is a search
+words of the tool name appear: "package version" → ``package_version``; the first word, an MCP
+client's server prefix, may be left out when two or more remain), or when it is a search
 source the message asks for in natural words (:data:`SOURCE_PHRASES`: "my notes", "what did we
 save", "knowledge" pick a tool named like ``knowledge_search``; "web", "online", "latest" pick
 one named like ``web_search``; both when both are asked). Arguments are built
@@ -97,9 +98,15 @@ def asked_sources(text: str, tools: list[ToolSpec]) -> list[ToolSpec]:
 
 
 def _named_in(text: str, name: str) -> bool:
+    """All words of the name appear; the first may be left out when two or more remain (the
+    prefix an MCP client adds: "demo db execute sql" names ``gw_demo_db-execute_sql``)."""
     words = [w for w in re.split(r"[_\-\s]+", name.lower()) if w]
     lowered = text.lower()
-    return bool(words) and all(re.search(rf"\b{re.escape(w)}\b", lowered) for w in words)
+
+    def all_in(required: list[str]) -> bool:
+        return bool(required) and all(re.search(rf"\b{re.escape(w)}\b", lowered) for w in required)
+
+    return all_in(words) or (len(words) > 2 and all_in(words[1:]))
 
 
 def _arguments(spec: ToolSpec, text: str) -> str:
