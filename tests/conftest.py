@@ -12,7 +12,7 @@ from openai import AsyncOpenAI
 
 from tests.support.clients import sdk_fixture
 from tests.support.engines import IN_PROCESS, PING_INTERVAL, engine_client
-from tests.support.servers import Server, free_port, serve, serve_searxng
+from tests.support.servers import OFFLINE_MODEL_ECHO, Server, free_port, serve, serve_searxng
 
 # The Files service's fixtures (databases, moto_server, MiniLM) live beside its other helpers, as
 # does the queue-backed background engine.
@@ -33,8 +33,21 @@ def markers(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def offline_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """offline-model in echo mode: tests through it assert on what reached the model (the latest
+    message, instructions, tool outputs, file ids), not on the answer a person reads."""
     port = free_port()
     log = tmp_path_factory.mktemp("logs") / "offline-model.log"
+    with serve(
+        ["offline_model", "--port", str(port)], port=port, env=OFFLINE_MODEL_ECHO, log=log
+    ) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def readable_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """offline-model as a person meets it: short answers quoting their evidence."""
+    port = free_port()
+    log = tmp_path_factory.mktemp("logs") / "offline-model-readable.log"
     with serve(["offline_model", "--port", str(port)], port=port, env={}, log=log) as server:
         yield server
 

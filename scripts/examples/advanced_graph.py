@@ -1,8 +1,8 @@
 """Every Python SDK example of the advanced-graph page, through the gateway.
 
 OPENAI_GATEWAY_API_KEY=... python scripts/examples/advanced_graph.py
-(OPENAI_BASE_URL overrides the gateway URL, http://127.0.0.1:$LGOS_GATEWAY_PORT/v1 with port 3000
-by default; ADVANCED_GRAPH_MODEL overrides the model, lgos/advanced-graph.)
+(OPENAI_BASE_URL overrides the gateway URL, http://127.0.0.1:$OPENAI_GATEWAY_PORT/v1, the stack's
+gateway port, 3000 by default; ADVANCED_GRAPH_MODEL overrides the model, lgos/advanced-graph.)
 
 Runs chat, a file summary, Web search with citations, the calculate_sum function round trip and a
 save → review → approve, each printed under its own heading. With no model key the stack answers
@@ -23,7 +23,7 @@ from openai import OpenAI
 from web_search_citations import url_citations
 
 gateway_url = os.environ.get(
-    "OPENAI_BASE_URL", f"http://127.0.0.1:{os.getenv('LGOS_GATEWAY_PORT', '3000')}/v1"
+    "OPENAI_BASE_URL", f"http://127.0.0.1:{os.getenv('OPENAI_GATEWAY_PORT', '3000')}/v1"
 )
 client = OpenAI(base_url=gateway_url, api_key=os.environ["OPENAI_GATEWAY_API_KEY"])
 model = os.environ.get("ADVANCED_GRAPH_MODEL", "lgos/advanced-graph")

@@ -1,7 +1,8 @@
 """Through the gateway: list the graphs with their descriptions, then stream a simple-graph answer.
 
 OPENAI_GATEWAY_API_KEY=... python scripts/examples/gateway_catalog.py
-(OPENAI_BASE_URL defaults to the gateway, http://127.0.0.1:3000/v1.)
+(OPENAI_BASE_URL defaults to the stack's gateway, http://127.0.0.1:$OPENAI_GATEWAY_PORT/v1, port
+3000 by default.)
 
 The gateway's /v1/models keeps only routing names, so graph metadata comes from LiteLLM's native
 catalog, /model/info, where the catalog sync put each graph's lgos extension in model_info.lgos.
@@ -16,7 +17,9 @@ from typing import Any
 from openai import OpenAI
 
 client = OpenAI(
-    base_url=os.environ.get("OPENAI_BASE_URL", "http://127.0.0.1:3000/v1"),
+    base_url=os.environ.get(
+        "OPENAI_BASE_URL", f"http://127.0.0.1:{os.getenv('OPENAI_GATEWAY_PORT', '3000')}/v1"
+    ),
     api_key=os.environ["OPENAI_GATEWAY_API_KEY"],
 )
 

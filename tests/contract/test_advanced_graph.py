@@ -9,6 +9,7 @@ revise / reject, and streaming commentary.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import Any
@@ -81,8 +82,23 @@ def lgos_without_knowledge(serve_advanced: Any, files_process: FilesProcess) -> 
         yield server
 
 
+@pytest.fixture(scope="module")
+def lgos_readable(
+    readable_model: Server,
+    searxng: Server,
+    files_process: FilesProcess,
+    knowledge: tuple[str, str],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Server]:
+    """advanced-graph on offline-model's readable answers (no echo), as a person meets it."""
+    env = demo_env(readable_model, searxng, files_process.server.url, knowledge[0], FILES_KEY)
+    with advanced_lgos(tmp_path_factory.mktemp("advanced-readable"), env) as server:
+        yield server
+
+
 client = sdk_fixture("lgos")
 bare_client = sdk_fixture("lgos_without_knowledge")
+readable = sdk_fixture("lgos_readable")
 
 
 async def respond(client: AsyncOpenAI, input_items: Any, **options: Any) -> Any:
@@ -123,6 +139,22 @@ async def test_catalog_entry_advertises_the_four_features_and_web_search(
     assert lgos["features"] == ["client_events", "file_inputs", "interrupts", "mcp_tools"]
     assert lgos["server_tools"] == ["web_search"]
     assert lgos["client_tools"] == []
+
+
+async def test_catalog_lists_the_showcase_examples_one_per_path(client: AsyncOpenAI) -> None:
+    listed = {m.id: m for m in (await client.models.list()).data}
+    examples = listed[MODEL].model_extra["lgos"]["examples"]  # type: ignore[index]
+    retrieved = (await client.models.retrieve(MODEL)).model_extra["lgos"]  # type: ignore[index]
+    assert retrieved["examples"] == examples
+    assert [e["label"] for e in examples] == [
+        "Chat",
+        "Ask about a file",
+        "Research the web",
+        "Save a note",
+        "Find a saved note",
+        "Query the demo database",
+    ]
+    assert all(set(e) == {"label", "prompt"} and e["prompt"] for e in examples)
 
 
 async def test_chat_completions_is_refused(client: AsyncOpenAI) -> None:
@@ -548,3 +580,111 @@ def test_knowledge_job_creates_the_store_once_and_reuses_it_by_name(
     )
     assert refused.returncode == 1 and "knowledge setup failed" in refused.stderr
     assert "wrong-key" not in refused.stderr
+
+
+# --- the advertised examples walk every path --------------------------------------------------
+
+
+async def example_prompts(client: AsyncOpenAI) -> dict[str, str]:
+    lgos = (await client.models.retrieve(MODEL)).model_extra["lgos"]  # type: ignore[index]
+    return {e["label"]: e["prompt"] for e in lgos["examples"]}
+
+
+DEMO_DB_TOOL = {
+    "type": "function",
+    "name": "demo_db-execute_sql",
+    "description": "Run a read-only SQL query on the demo database.",
+    "parameters": {
+        "type": "object",
+        "properties": {"sql": {"type": "string"}},
+        "required": ["sql"],
+        "additionalProperties": False,
+    },
+    "strict": True,
+}
+
+
+async def test_each_example_prompt_walks_the_path_it_promises(
+    readable: AsyncOpenAI, files: AsyncOpenAI, knowledge: tuple[str, str]
+) -> None:
+    """As a UI sends them: typed text, Web search offered, the gateway's MCP tool attached; the
+    readable answers a person meets say what they read and quote their evidence."""
+    client = readable
+    prompts = await example_prompts(client)
+    tools: list[Any] = [{"type": "web_search"}, DEMO_DB_TOOL]
+
+    chat = await respond(client, prompts["Chat"], tools=tools)
+    assert [item.type for item in chat.output] == ["message"]
+    assert chat.output_text.startswith(f'{LABEL} You asked: "{prompts["Chat"]}"')
+    assert "plain chat: no tools and no sources were used" in chat.output_text
+    assert "untrusted evidence" not in chat.output_text  # the instructions are never echoed
+
+    missing = await respond(client, prompts["Ask about a file"])
+    assert "No file came with this message: attach one and ask again." in missing.output_text
+
+    uploaded = await files.files.create(
+        file=("release-plan.txt", b"Key point: ship on Friday behind FLAG_EXAMPLE_OK."),
+        purpose="user_data",
+    )
+    try:
+        read = await respond(client, with_file(prompts["Ask about a file"], uploaded.id))
+    finally:
+        await files.files.delete(uploaded.id)
+    assert [item.type for item in read.output] == ["message"]
+    assert (
+        f"I read the attached file release-plan.txt ({uploaded.id}): "
+        '"Key point: ship on Friday behind FLAG_EXAMPLE_OK."' in read.output_text
+    )
+
+    research = await respond(client, prompts["Research the web"], tools=tools)
+    assert [item.type for item in research.output] == ["web_search_call", "message"]
+    cited = citations(research)
+    assert cited and all(url in research.output_text for url in cited)
+    assert "From the evidence I was given:\n- [1] " in research.output_text
+
+    pending = await respond(client, prompts["Save a note"], tools=tools)
+    assert "staging password rotates every 30 days" in review_payload(pending)["content"]
+    saved = await respond(
+        client, answer_review(pending, "approve"), previous_response_id=pending.id
+    )
+    assert "it is indexed, so later research can find it" in saved.output_text
+
+    found = await respond(client, prompts["Find a saved note"], tools=tools)
+    assert [item.type for item in found.output] == ["message"]  # knowledge only: no Web call
+    assert re.search(
+        r'- \[K1\] note-[\w-]+\.md \(file id file-\w+\): "[^"]*staging password rotates every 30 '
+        r"days",
+        found.output_text,
+    ), found.output_text
+
+    asked = await respond(client, prompts["Query the demo database"], tools=tools)
+    call = next(item for item in asked.output if item.type == "function_call")
+    assert call.name == "demo_db-execute_sql"
+    assert json.loads(call.arguments)["sql"].startswith("SELECT name, status FROM projects")
+    rows = '[{"name": "legacy-portal", "status": "archived"}]'
+    ledger = [
+        {"role": "user", "content": prompts["Query the demo database"]},
+        *[item.model_dump(exclude_none=True) for item in asked.output],
+        {"type": "function_call_output", "call_id": call.call_id, "output": rows},
+    ]
+    answered = await respond(client, ledger, tools=tools)
+    assert f'A tool returned: "{rows}"' in answered.output_text
+
+
+async def test_both_sources_when_asked_and_the_answer_quotes_each(
+    readable: AsyncOpenAI, knowledge: tuple[str, str]
+) -> None:
+    response = await respond(
+        readable,
+        "Search the web and my notes for LangGraph durable execution idempotency keys.",
+        tools=[{"type": "web_search"}],
+    )
+    assert [item.type for item in response.output] == ["web_search_call", "message"]
+    _, note_id = knowledge
+    # Notes saved by earlier tests may rank first: the seeded one is quoted under its own label.
+    assert re.search(
+        rf"- \[K\d\] {re.escape(SEEDED_NOTE)} \(file id {note_id}\): \"Retry budget",
+        response.output_text,
+    ), response.output_text
+    assert all(url in response.output_text for url in citations(response))
+    assert "Cite Web results" not in response.output_text  # no instructions in the answer

@@ -21,6 +21,7 @@ async def test_list_models_is_light_and_standard(client: AsyncOpenAI) -> None:
         "features": ["mcp_tools"],
         "server_tools": [],
         "client_tools": [],
+        "examples": [],
     }
     # Tools are advertised sorted, by name only.
     echo = models["echo-request"].model_extra["lgos"]

@@ -20,6 +20,7 @@ import yaml
 from tests.support import browser
 from tests.support.browser import BrowserUI
 from tests.support.devstack import DEVSTACK, GATEWAY_KEY, files_service
+from tests.support.servers import OFFLINE_MODEL_ECHO
 from tests.support.ui_people import CHAINLIT_PASSWORD, CHAINLIT_USER, ChainlitUser
 
 pytestmark = pytest.mark.socket
@@ -28,7 +29,12 @@ UI_PORT = "CHAINLIT_PORT"
 
 USER, PASSWORD = CHAINLIT_USER, CHAINLIT_PASSWORD
 STARTUP = ("Chainlit UI:", f"login {USER} / {PASSWORD}")
-STACK_ENV = {"CHAINLIT_CATALOG_TTL": "1", "DEMO_API_REPORT_STEP_SECONDS": "2"}
+# Echo: these journeys check what reached the model (the showcase module meets readable answers).
+STACK_ENV = {
+    "CHAINLIT_CATALOG_TTL": "1",
+    "DEMO_API_REPORT_STEP_SECONDS": "2",
+    **OFFLINE_MODEL_ECHO,
+}
 PERSON = ChainlitUser
 
 

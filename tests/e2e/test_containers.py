@@ -1,7 +1,7 @@
 """The first-party images, built here from the local Python base and run as containers.
 
 A real Docker engine of this checkout's own (installed and started when missing; stopped after if
-this session started it) builds LGOS, offline-model, the Files service, the gateway jobs and
+the test run started it) builds LGOS, offline-model, the Files service, the gateway jobs and
 SearXNG from the repository's Dockerfiles with ``PYTHON_IMAGE`` set to the local Debian + Python
 3.11 base. Each container runs hardened as compose.yaml says (user, read-only root, no
 capabilities, no privilege gain, tmpfs, memory limit), answers its image's HEALTHCHECK, and serves

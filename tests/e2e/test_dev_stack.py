@@ -18,14 +18,18 @@ from tests.support.devstack import (
     pg_data_dir,
     stack_env,
 )
-from tests.support.servers import ROOT
+from tests.support.servers import OFFLINE_MODEL_ECHO, ROOT
 
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     with (
         pg_data_dir() as pg_data,
-        detached_stack(tmp_path_factory.mktemp("devstack"), pg_data) as (env, out),
+        # Echo: the examples' checks see what reached the model.
+        detached_stack(tmp_path_factory.mktemp("devstack"), pg_data, OFFLINE_MODEL_ECHO) as (
+            env,
+            out,
+        ),
     ):
         assert "offline-model, the deterministic stand-in" in out
         yield env
@@ -64,10 +68,10 @@ def run_example(
 ) -> str:
     """An SDK example against the stack's LGOS, or its gateway with the gateway's local key."""
     if gateway:
-        client = {
-            "OPENAI_BASE_URL": f"http://127.0.0.1:{env['OPENAI_GATEWAY_PORT']}/v1",
-            "OPENAI_GATEWAY_API_KEY": "sk-lgos-local-dev",
-        }
+        # No OPENAI_BASE_URL: the gateway examples find the gateway by the stack's own
+        # OPENAI_GATEWAY_PORT (the one gateway-port variable everywhere).
+        client = {"OPENAI_GATEWAY_API_KEY": "sk-lgos-local-dev"}
+        env = {k: v for k, v in env.items() if k != "OPENAI_BASE_URL"}
     else:
         client = {
             "OPENAI_BASE_URL": f"http://127.0.0.1:{env['LGOS_PORT']}/v1",

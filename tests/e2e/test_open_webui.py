@@ -29,7 +29,7 @@ from tests.support import browser
 from tests.support.advanced import note_files, store_file_ids
 from tests.support.clients import sdk_client
 from tests.support.devstack import DEVSTACK, GATEWAY_KEY
-from tests.support.servers import ROOT
+from tests.support.servers import OFFLINE_MODEL_ECHO, ROOT
 from tests.support.ui_people import WEBUI_EMAIL, WEBUI_PASSWORD, WebUIUser
 
 pytestmark = pytest.mark.socket
@@ -44,6 +44,9 @@ STACK_ENV = {
     "DEMO_API_REPORT_STEP_SECONDS": "2",
     # Paced tokens, so a person (and this test) can see the answer grow.
     "OFFLINE_MODEL_TOKEN_DELAY": "0.08",
+    # Echo: these journeys check what reached the model (the showcase module meets readable
+    # answers).
+    **OFFLINE_MODEL_ECHO,
 }
 T = TypeVar("T")
 GRAPHS = ("simple-graph", "status-events", "server-tools", "interruptible-approval")

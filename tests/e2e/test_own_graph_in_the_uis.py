@@ -16,9 +16,8 @@ import re
 import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 import pytest
@@ -26,16 +25,16 @@ from lgos_stack.keys import LGOS_DEV_KEY
 from lgos_stack.paths import ROOT
 from playwright.sync_api import Browser
 
-from tests.support.browser import Person, browser_user, screenshot_dir
-from tests.support.devstack import DEVSTACK, GATEWAY_KEY, detached_stack, pg_data_dir
-from tests.support.ui_people import ChainlitUser, WebUIUser
+from tests.support.browser import screenshot_dir
+from tests.support.devstack import DEVSTACK, GATEWAY_KEY, both_uis_stack
+from tests.support.servers import OFFLINE_MODEL_ECHO
+from tests.support.ui_people import ChainlitUser, WebUIUser, signed_in
 
 pytestmark = pytest.mark.socket
 SCREENSHOTS = "own-graph"
 MODEL = "lgos/my-graph"
 DESCRIPTION = "Reports progress, streams a cited answer, and can ask for approval first."
 CHANGED = "My own graph, now changed"
-P = TypeVar("P", bound=Person)
 
 SECOND_GRAPH = """
 
@@ -66,34 +65,18 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory, project: Path) -> Iterator[dict[str, str]]:
     extra = {
-        "DEVSTACK_SKIP": "",  # both UIs
         "LGOS_PROJECT": str(project),  # the tutorial's third command, on private ports
         "LGOS_RELOAD": "1",
         "OFFLINE_MODEL_TOKEN_DELAY": "0.05",  # paced tokens: the answer visibly grows
+        **OFFLINE_MODEL_ECHO,  # the journeys check what reached the model
     }
-    started = time.monotonic()
-    with (
-        pg_data_dir() as pg_data,
-        detached_stack(tmp_path_factory.mktemp("own-graph-stack"), pg_data, extra) as (env, _),
-    ):
-        print(f"private stack with both UIs up in {time.monotonic() - started:.0f}s")
+    with both_uis_stack(tmp_path_factory.mktemp("own-graph-stack"), extra) as env:
         yield env
 
 
 @pytest.fixture(scope="module")
 def shots() -> Path:
     return screenshot_dir(SCREENSHOTS)
-
-
-@contextmanager
-def signed_in(
-    browser: Browser, stack: dict[str, str], kind: type[P], shots: Path, journey: str
-) -> Iterator[P]:
-    """A person of ``kind`` signed in through its UI's form, in a fresh browser context."""
-    port = stack["CHAINLIT_PORT" if kind is ChainlitUser else "OPEN_WEBUI_PORT"]
-    with browser_user(browser, kind, f"http://127.0.0.1:{port}", shots, journey) as person:
-        person.login()
-        yield person
 
 
 def gateway(stack: dict[str, str]) -> httpx.Client:

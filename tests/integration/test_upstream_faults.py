@@ -24,7 +24,7 @@ from openai import AsyncOpenAI
 
 from tests.support.clients import sdk_fixture
 from tests.support.gateways import GATEWAY_KEY, run_litellm_sync, serve_litellm
-from tests.support.servers import Server, free_port, serve, serve_lgos
+from tests.support.servers import Server, free_port, model_proxy, serve_lgos
 
 MODEL_TIMEOUT = 2.0
 PING_INTERVAL = 0.15
@@ -46,16 +46,8 @@ TAIL_EVENTS = [
 def faulty_model(
     offline_model: Server, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
-    port = free_port()
     log = tmp_path_factory.mktemp("faults") / "faulty-model.log"
-    args = [
-        "tests.support.faulty_model",
-        "--port",
-        str(port),
-        "--upstream",
-        f"{offline_model.url}/v1",
-    ]
-    with serve(args, port=port, env={}, log=log) as server:
+    with model_proxy("tests.support.faulty_model", offline_model, log) as server:
         yield server
 
 

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -85,3 +86,15 @@ def files_service(stack: Mapping[str, str]) -> httpx.Client:
         headers={"Authorization": f"Bearer {FILES_DEV_KEY}"},
         timeout=10.0,
     )
+
+
+@contextmanager
+def both_uis_stack(folder: Path, extra: Mapping[str, str]) -> Iterator[dict[str, str]]:
+    """A private stack with Chainlit and Open WebUI (plus ``extra``), its start-up time said."""
+    started = time.monotonic()
+    with (
+        pg_data_dir() as pg_data,
+        detached_stack(folder, pg_data, {"DEVSTACK_SKIP": "", **extra}) as (env, _),
+    ):
+        print(f"private stack with both UIs up in {time.monotonic() - started:.0f}s")
+        yield env

@@ -17,7 +17,6 @@ on to the model), so concurrent requests can each ask for their own:
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import re
@@ -26,11 +25,12 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+from tests.support.servers import run_proxy
 
 FAULT = re.compile(r"fault=(slow|429|500|cut|stall)(?::([0-9.]+))?")
 SLOW_CHUNKS = 4
@@ -113,16 +113,7 @@ def create_app(upstream: str) -> Starlette:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--upstream", required=True, help="offline-model's /v1 base URL")
-    args = parser.parse_args()
-    uvicorn.run(
-        create_app(args.upstream.rstrip("/") + "/"),
-        host="127.0.0.1",
-        port=args.port,
-        log_level="warning",
-    )
+    run_proxy(__doc__ or "", create_app)
 
 
 if __name__ == "__main__":

@@ -4,13 +4,16 @@ wait, answer a review), on top of :class:`tests.support.browser.Person`."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from playwright.sync_api import WebSocket
+from playwright.sync_api import Browser, WebSocket
 
-from tests.support.browser import Person
+from tests.support.browser import Person, browser_user
+
+P = TypeVar("P", bound=Person)
 
 CHAINLIT_USER, CHAINLIT_PASSWORD = "admin", "lgos-local-dev"
 """The native stack's local Chainlit login."""
@@ -260,3 +263,15 @@ class WebUIUser(Person):
         submit = self.page.get_by_role("button", name="Submit answers")
         if submit.count() and submit.is_enabled():
             submit.click()
+
+
+@contextmanager
+def signed_in(
+    browser: Browser, stack: dict[str, str], kind: type[P], shots: Path, journey: str
+) -> Iterator[P]:
+    """A person of ``kind`` signed in through its UI's form, in a fresh browser context, on a
+    stack running both UIs."""
+    port = stack["CHAINLIT_PORT" if kind is ChainlitUser else "OPEN_WEBUI_PORT"]
+    with browser_user(browser, kind, f"http://127.0.0.1:{port}", shots, journey) as person:
+        person.login()
+        yield person

@@ -410,3 +410,37 @@ def test_lgos_and_its_worker_serve_the_registry_setting() -> None:
     cmd = re.search(r"^CMD (.+)$", stages()["lgos"], flags=re.MULTILINE)
     assert cmd is not None
     assert json.loads(cmd.group(1)) == ["lgos", "serve", "--host", "0.0.0.0", "--port", "3004"]
+
+
+SCANNED = ("scripts", "services", "graphs", "gateways", "ui", "docs")
+SCANNED_FILES = (".env.example", "compose.yaml", "Makefile", "README.md", "Dockerfile")
+
+
+def test_one_gateway_port_variable_everywhere() -> None:
+    """The stack, its docs and its examples name the gateway's port OPENAI_GATEWAY_PORT only."""
+    other = "LGOS_" + "GATEWAY_PORT"
+    paths = [ROOT / name for name in SCANNED_FILES]
+    for folder in SCANNED:
+        paths += [
+            p
+            for p in (ROOT / folder).rglob("*")
+            if p.is_file() and p.suffix in {".py", ".md", ".yaml", ".yml", ".toml", ".jinja", ""}
+        ]
+    offenders = [str(p.relative_to(ROOT)) for p in paths if other in p.read_text(errors="replace")]
+    assert offenders == []
+    assert "OPENAI_GATEWAY_PORT=3000" in (ROOT / ".env.example").read_text()
+    example = (ROOT / "scripts" / "examples" / "advanced_graph.py").read_text()
+    assert "os.getenv('OPENAI_GATEWAY_PORT', '3000')" in example
+
+
+def test_both_uis_open_on_the_showcase_without_generic_suggestions() -> None:
+    from lgos_stack.components import SHOWCASE_GRAPH, open_webui_env
+    from lgos_stack.ports import Ports
+
+    native = open_webui_env(Ports.from_env())
+    service = compose()["services"]["open-webui"]  # type: ignore[index]
+    composed = service["environment"]
+    assert SHOWCASE_GRAPH == "advanced-graph"
+    assert native["DEFAULT_MODELS"] == "lgos.advanced-graph"
+    assert composed["DEFAULT_MODELS"] == "${OPEN_WEBUI_DEFAULT_MODEL:-lgos.advanced-graph}"
+    assert native["DEFAULT_PROMPT_SUGGESTIONS"] == composed["DEFAULT_PROMPT_SUGGESTIONS"] == "[]"

@@ -33,7 +33,7 @@ from lgos_chainlit.schema import ensure_schema
 from lgos_chainlit.storage import DiskStorageClient, install_route
 from lgos_chainlit.turns import new_turn
 from lgos_chainlit.widgets import values_from, widgets
-from lgos_ui import LIMITED_NOTICE, GraphEntry, answer_from_text, setting_fields
+from lgos_ui import LIMITED_NOTICE, GraphEntry, answer_from_text, default_entry, setting_fields
 from lgos_ui.catalog import entry_from_extension
 from lgos_ui.turn import Turn
 
@@ -72,14 +72,21 @@ def login(username: str, password: str) -> cl.User | None:
 
 @cl.set_chat_profiles
 async def chat_profiles(user: cl.User | None = None, language: str | None = None) -> list[Any]:
+    """One profile per graph, opening on the showcase; each graph's examples are its starters."""
     entries = await GATEWAY.catalog()
+    default = default_entry(entries, SETTINGS.default_graph)
     return [
         cl.ChatProfile(
             name=entry.graph,
             markdown_description=entry.description or LIMITED_NOTICE,
-            default=index == 0,
+            default=entry is default,
+            starters=[
+                cl.Starter(label=example.label, message=example.prompt)
+                for example in entry.examples
+            ]
+            or None,
         )
-        for index, entry in enumerate(entries)
+        for entry in entries
     ]
 
 

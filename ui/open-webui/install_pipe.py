@@ -10,7 +10,8 @@ the gateway's URL, type and key. The valves stay server-side; the browser never 
 Then it keeps one model entry per graph in step with the gateway's catalog (stale ones are
 removed): the graph's description, no Open WebUI file extraction (the graph reads attachments
 through the Files service), the gateway's MCP tool server for ``mcp_tools`` graphs, and the
-graph's ``client_settings`` declared as chat variables (a form per chat in Open WebUI).
+graph's ``client_settings`` declared as chat variables (a form per chat in Open WebUI), and the
+graph's example prompts (``lgos.examples``) as the model's suggestion prompts.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 
 import httpx
 from lgos_ui import LIMITED_NOTICE, CatalogError, GraphEntry, fetch_catalog, offers_mcp
-from lgos_ui.open_webui import variables_prompt
+from lgos_ui.open_webui import suggestion_prompts, variables_prompt
 
 FUNCTION_ID = "lgos"
 PIPE_FILE = Path(__file__).with_name("lgos_pipe.py")
@@ -99,6 +100,9 @@ def model_form(entry: GraphEntry, mcp_graphs: tuple[str, ...] = ()) -> dict[str,
     meta: dict[str, Any] = {
         "description": entry.description or LIMITED_NOTICE,
         "capabilities": capabilities,
+        # The graph's own example prompts; an empty list shows none (never Open WebUI's generic
+        # suggestions, which DEFAULT_PROMPT_SUGGESTIONS=[] also turns off stack-wide).
+        "suggestion_prompts": [] if entry.limited else suggestion_prompts(entry),
         GENERATED: True,
     }
     if offers_mcp(entry, mcp_graphs):

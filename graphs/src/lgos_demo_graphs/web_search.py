@@ -49,14 +49,23 @@ async def searxng_search(query: str, settings: WebSearchSettings) -> list[Search
     ]
 
 
+SEARCH_RUN_NAME = "web_search_model"
+
+
 async def openai_search(query: str, settings: WebSearchSettings) -> list[SearchResult]:
     """A private upstream Responses call with OpenAI's built-in web_search (needs a real key).
 
-    Not exercised on the project's machines (no internet model); kept small and direct.
+    Private like every other call but the answer: one whole, non-streamed reply
+    (``disable_streaming``), tagged ``nostream`` so a streaming run never shows its text as answer
+    deltas, and ``store=false`` (nothing kept upstream). Only its cited URLs become results.
     """
     from lgos_demo_graphs.model import chat_model
 
-    model = chat_model(use_responses_api=True).bind_tools([{"type": "web_search"}])
+    model = (
+        chat_model(use_responses_api=True, store=False, disable_streaming=True)
+        .bind_tools([{"type": "web_search"}])
+        .with_config(tags=["nostream"], run_name=SEARCH_RUN_NAME)
+    )
     reply = await model.ainvoke(query)
     results: list[SearchResult] = []
     for block in reply.content if isinstance(reply.content, list) else []:

@@ -55,6 +55,7 @@ def test_model_info_carries_the_complete_lgos_extension(
         "features",
         "server_tools",
         "client_tools",
+        "examples",
         "client_settings",
     }
     assert simple["client_settings"]["json_schema"]["type"] == "object"

@@ -11,8 +11,12 @@ from typing import Any
 import httpx
 import pytest
 from lgos_ui.catalog import (
+    DEFAULT_GRAPH,
     CatalogCache,
     CatalogError,
+    Example,
+    default_entry,
+    entry_from_extension,
     fetch_catalog,
     gateway_root,
     parse_bifrost_models,
@@ -181,3 +185,33 @@ async def test_the_cache_rereads_when_due_or_for_another_gateway_and_keeps_the_l
         cache.ttl = 0
         assert await cache.get("http://gw-b/v1", "sk", "litellm", http) == []
         assert cache.error is None and hosts == ["gw-a", "gw-b", "gw-b"]
+
+
+def test_examples_are_read_in_order_and_unreadable_ones_ignored() -> None:
+    lgos = {
+        **SIMPLE_LGOS,
+        "examples": [
+            {"label": "Chat", "prompt": "Say hello."},
+            {"label": "", "prompt": "no label"},
+            {"label": "No prompt"},
+            {"label": 3, "prompt": "not text"},
+            "not an object",
+            {"label": "  Save  ", "prompt": " Remember: x. ", "future": True},
+        ],
+    }
+    entry = entry_from_extension("lgos/simple-graph", lgos)
+    assert entry.examples == (Example("Chat", "Say hello."), Example("Save", "Remember: x."))
+    assert entry_from_extension("lgos/simple-graph", SIMPLE_LGOS).examples == ()
+    assert entry_from_extension("lgos/x", {**SIMPLE_LGOS, "examples": "text"}).examples == ()
+    many = {**SIMPLE_LGOS, "examples": [{"label": f"e{i}", "prompt": "p"} for i in range(20)]}
+    assert len(entry_from_extension("lgos/x", many).examples) == 8
+
+
+def test_new_chats_open_on_the_showcase_when_it_is_served() -> None:
+    simple = entry_from_extension("lgos/simple-graph", SIMPLE_LGOS)
+    advanced = entry_from_extension("lgos/advanced-graph", SIMPLE_LGOS)
+    assert DEFAULT_GRAPH == "advanced-graph"
+    assert default_entry([simple, advanced]) is advanced
+    assert default_entry([simple]) is simple  # not served: the catalog's first
+    assert default_entry([simple, advanced], "simple-graph") is simple
+    assert default_entry([]) is None

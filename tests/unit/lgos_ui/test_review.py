@@ -33,7 +33,8 @@ def test_a_paused_response_becomes_a_review_with_exact_ids() -> None:
     assert call.question == "Save this note?"
     assert call.choices == ["approve", "reject"] and call.allow_other
     markdown = call.content_markdown()
-    assert markdown.startswith("**Filename:** retries.md\n\n**Content**\n\n# Retries")
+    # The draft is contained: a quoted block whose headings are small.
+    assert markdown.startswith("**Filename:** retries.md\n\n**Content**\n\n> #### Retries")
     assert '"revision": 2' in markdown
     assert "Save this note?" not in markdown
     assert pending_review("resp_2", "m", OUTPUT[:1]) is None

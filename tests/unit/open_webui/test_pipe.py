@@ -31,6 +31,7 @@ from lgos_ui.open_webui import (
     matched_prefix,
     rebuild_ledger,
     review_markdown,
+    suggestion_prompts,
     turns_of,
     variables_prompt,
 )
@@ -437,7 +438,11 @@ def test_a_note_review_shows_the_filename_and_the_exact_draft_as_markdown() -> N
     call = InterruptCall("call_note", json.dumps(payload))
     shown = review_markdown(call)
     assert "**Filename:** note-retries-need-idempotency-keys-72141a8c.md" in shown
-    assert f"**Content**\n\n{draft}" in shown  # verbatim, so Open WebUI renders its Markdown
+    # The exact draft, contained: a quoted block (rendered as Markdown) with small headings.
+    assert (
+        "**Content**\n\n> #### Retries need idempotency keys\n>\n> - one key per request\n"
+        "> - replayed safely" in shown
+    )
     card = ask_user_arguments(call)["questions"][0]
     assert [o["label"] for o in card["options"]] == ["approve", "reject"]
     assert card["allow_other"] is True  # the card's *Other* field carries a revision
@@ -464,3 +469,38 @@ def test_a_refused_setting_is_shown_to_the_person(make_pipe: Any) -> None:
     run.gateway.responses.create = create  # type: ignore[method-assign]
     ask(run, [{"role": "user", "content": "Hi"}], metadata={"chat_variables": {"audience": "x"}})
     assert "⚠️ The gateway answered 400: lgos_settings: audience must be one of" in run.text
+
+
+# -- example prompts ------------------------------------------------------------------------------
+
+
+def load_installer() -> ModuleType:
+    path = ROOT / "ui/open-webui/install_pipe.py"
+    spec = importlib.util.spec_from_file_location("lgos_install_pipe", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_examples_become_the_model_entrys_own_suggestion_prompts() -> None:
+    long = "Search the web: how do LangGraph interrupts pause a run? Cite your sources."
+    entry = entry_from_extension(
+        "lgos/advanced-graph",
+        {
+            "description": "d",
+            "features": [],
+            "examples": [{"label": "Chat", "prompt": "Hi."}, {"label": "Web", "prompt": long}],
+        },
+    )
+    prompts = suggestion_prompts(entry)
+    assert prompts[0] == {"title": ["Chat", "Hi."], "content": "Hi."}
+    label, hint = prompts[1]["title"]
+    assert label == "Web" and hint.endswith("…") and len(hint) <= 48
+    assert long.startswith(hint[:-1]) and prompts[1]["content"] == long  # the whole prompt is sent
+    form = load_installer().model_form(entry)
+    assert form["meta"]["suggestion_prompts"] == prompts
+    # A graph without examples gets an empty list: no generic Open WebUI suggestions either.
+    assert load_installer().model_form(SIMPLE)["meta"]["suggestion_prompts"] == []
+    limited = entry_from_extension("lgos/x", None)
+    assert load_installer().model_form(limited)["meta"]["suggestion_prompts"] == []

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import cast
 
 from lgos_ui import GatewayType
+from lgos_ui.catalog import DEFAULT_GRAPH
 
 DEFAULT_USERNAME = "admin"
 DEFAULT_PASSWORD = "lgos-local-dev"
@@ -31,6 +32,8 @@ class AppSettings:
     files_dir: Path = field(default=Path(".elements"))
     """Where shown files and attachments are kept for reloaded threads."""
     mcp_graphs: tuple[str, ...] = field(default=())
+    default_graph: str = DEFAULT_GRAPH
+    """The profile a new chat opens on when the gateway serves it (else the catalog's first)."""
 
     @classmethod
     def from_env(cls) -> AppSettings:
@@ -53,4 +56,5 @@ class AppSettings:
                 or Path(os.environ.get("CHAINLIT_APP_ROOT", os.getcwd())) / ".elements"
             ),
             mcp_graphs=_list(os.environ.get("CHAINLIT_MCP_GRAPHS", "")),
+            default_graph=os.environ.get("CHAINLIT_DEFAULT_GRAPH", "").strip() or DEFAULT_GRAPH,
         )

@@ -68,7 +68,7 @@ def make_answer(
         if intent in ("research", "research_and_save") and not has_evidence(messages):
             system.append(SystemMessage(prompts.NO_EVIDENCE))
         if state.get("note_outcome"):
-            system.append(SystemMessage(f"The note: {state['note_outcome']}"))
+            system.append(SystemMessage(prompts.TELL_THE_USER + state["note_outcome"]))
         tools = () if context.disabled else context.tools
         # The client's forced choice picked the chat path; elsewhere functions are optional.
         choice = context.tool_choice if intent == "chat" else None

@@ -12,7 +12,7 @@ from typing import Any
 from langchain_core.messages import AIMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.pregel import Pregel
-from lgos import GraphConfig, GraphFeature
+from lgos import GraphConfig, GraphExample, GraphFeature
 
 from lgos_demo_graphs.advanced.answer import make_answer
 from lgos_demo_graphs.advanced.context import AdvancedContext, advanced_context
@@ -59,6 +59,35 @@ def final_message(state: Any) -> AIMessage | None:
     return None
 
 
+EXAMPLES = (
+    GraphExample(
+        label="Chat",
+        prompt="Explain why idempotency matters in two short sentences.",
+    ),
+    GraphExample(
+        label="Ask about a file",
+        prompt="What are the key points of the attached file?",
+    ),
+    GraphExample(
+        label="Research the web",
+        prompt="Search the web: how do LangGraph interrupts pause a run? Cite your sources.",
+    ),
+    GraphExample(
+        label="Save a note",
+        prompt="Remember this note: the staging password rotates every 30 days.",
+    ),
+    GraphExample(
+        label="Find a saved note",
+        prompt="Search my notes: how often does the staging password rotate?",
+    ),
+    GraphExample(
+        label="Query the demo database",
+        prompt="SELECT name, status FROM projects ORDER BY name -- demo db execute sql",
+    ),
+)
+"""One starter per path: chat, an attachment, Web research, a reviewed save, a knowledge
+search that finds the saved note, and the gateway's MCP demo database. Each runs offline."""
+
 CONFIG = GraphConfig(
     graph=build,
     description=(
@@ -74,6 +103,7 @@ CONFIG = GraphConfig(
         }
     ),
     server_tools=["web_search"],
+    examples=EXAMPLES,
     context_factory=advanced_context,
     output_to_message=final_message,
 )

@@ -29,7 +29,10 @@ ANSWER = (
     "[K#] label, filename and file id, never as links."
 )
 
+TELL_THE_USER = "Tell the user: "
+"""Facts the answer must pass on start with this (the offline stand-in relays such lines)."""
+
 NO_EVIDENCE = (
-    "No external source returned evidence for this request: say so plainly and do not invent "
-    "sources."
+    TELL_THE_USER + "No external source returned evidence for this request.\n"
+    "Say so plainly and do not invent sources."
 )

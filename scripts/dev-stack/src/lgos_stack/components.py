@@ -41,6 +41,8 @@ DEMO_REGISTRY = "lgos_demo_graphs.registry:create_registry"
 """What LGOS serves when LGOS_REGISTRY is unset: the demo graphs."""
 CHAINLIT_DATABASE = "chainlit"
 OPEN_WEBUI_HEALTH_TIMEOUT = 240.0
+SHOWCASE_GRAPH = "advanced-graph"
+"""The graph both UIs open on (Open WebUI's DEFAULT_MODELS; Chainlit picks it from the catalog)."""
 """Its first start migrates a fresh database: ≈ 40 s here, several times that on a busy CPU."""
 
 
@@ -269,6 +271,10 @@ def open_webui_env(ports: Ports) -> dict[str, str]:
             )
         },
         "ENABLE_VERSION_UPDATE_CHECK": off,
+        # New chats open on the showcase graph; suggestions are each graph's own example prompts
+        # (the setup job writes them on the model entries), never Open WebUI's generic ones.
+        "DEFAULT_MODELS": f"lgos.{SHOWCASE_GRAPH}",
+        "DEFAULT_PROMPT_SUGGESTIONS": "[]",
         "TOOL_SERVER_CONNECTIONS": json.dumps([mcp]),
         # lgos_ui from this checkout wins over the copy `make dev` installed into the venv.
         "PYTHONPATH": str(UI_CLIENT_SRC),

@@ -4,7 +4,7 @@ The public surface is what graph authors and deployers need; everything else is 
 """
 
 from lgos.app import create_app
-from lgos.config import GraphConfig, GraphFeature, GraphRegistry
+from lgos.config import GraphConfig, GraphExample, GraphFeature, GraphRegistry
 from lgos.errors import InvalidRequestError, LGOSError
 from lgos.request import ClientSettings, GraphRequest
 from lgos.scope import SHARED_SCOPE, ScopeResolver, shared_scope
@@ -15,6 +15,7 @@ __all__ = [
     "SHARED_SCOPE",
     "ClientSettings",
     "GraphConfig",
+    "GraphExample",
     "GraphFeature",
     "GraphRegistry",
     "GraphRequest",

@@ -37,6 +37,56 @@ class GraphFeature(StrEnum):
     """The graph calls client functions, so clients may attach their gateway's MCP tools."""
 
 
+MAX_EXAMPLES = 8
+MAX_EXAMPLE_LABEL = 60
+MAX_EXAMPLE_PROMPT = 500
+
+
+@dataclass(frozen=True, slots=True)
+class GraphExample:
+    """One example prompt a UI may offer as a starter: a short ``label`` and the ``prompt`` sent.
+
+    Advertised in ``lgos.examples``; clients show the label and send the prompt as typed text.
+    """
+
+    label: str
+    prompt: str
+
+    def __post_init__(self) -> None:
+        for name, value, limit in (
+            ("label", self.label, MAX_EXAMPLE_LABEL),
+            ("prompt", self.prompt, MAX_EXAMPLE_PROMPT),
+        ):
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError(f"GraphExample.{name} must be non-empty text")
+            if value != value.strip() or len(value) > limit:
+                raise ValueError(
+                    f"GraphExample.{name} must have no surrounding whitespace and at most "
+                    f"{limit} characters"
+                )
+            if any(ord(c) < 32 and c != "\n" for c in value) or "\x7f" in value:
+                raise ValueError(f"GraphExample.{name} must not contain control characters")
+        if "\n" in self.label:
+            raise ValueError("GraphExample.label must be one line")
+
+    def to_json(self) -> dict[str, str]:
+        return {"label": self.label, "prompt": self.prompt}
+
+
+def _examples(items: Sequence[GraphExample]) -> tuple[GraphExample, ...]:
+    if isinstance(items, (str, bytes)):
+        raise ValueError("GraphConfig.examples must be a sequence of GraphExample")
+    examples = tuple(items)
+    if not all(isinstance(e, GraphExample) for e in examples):
+        raise ValueError("GraphConfig.examples must hold GraphExample values")
+    if len(examples) > MAX_EXAMPLES:
+        raise ValueError(f"GraphConfig.examples holds at most {MAX_EXAMPLES} examples")
+    labels = [e.label for e in examples]
+    if len(set(labels)) != len(labels):
+        raise ValueError("GraphConfig.examples labels must be unique")
+    return examples
+
+
 GraphFactory = Callable[[], "Pregel[Any, Any, Any, Any]"]
 OutputToMessage = Callable[[Any], "AIMessage | None"]
 
@@ -57,6 +107,8 @@ class GraphConfig:
     client_settings: type[ClientSettings] | None = None
     server_tools: Sequence[str] = ()
     client_tools: Sequence[str] = ()
+    examples: Sequence[GraphExample] = ()
+    """Example prompts clients may offer as starters (at most eight, unique labels)."""
     request_to_input: RequestToInput | None = None
     context_factory: ContextFactory | None = None
     output_to_message: OutputToMessage | None = None
@@ -65,6 +117,7 @@ class GraphConfig:
         if not self.description.strip():
             raise ValueError("GraphConfig.description must not be empty")
         object.__setattr__(self, "features", frozenset(GraphFeature(f) for f in self.features))
+        object.__setattr__(self, "examples", _examples(self.examples))
         overlap = set(self.server_tools) & set(self.client_tools)
         if overlap:
             raise ValueError(f"tools cannot be both server and client tools: {sorted(overlap)}")

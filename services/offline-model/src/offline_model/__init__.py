@@ -6,6 +6,7 @@ quotes the latest user message verbatim and names what else it was given. The ap
 package.
 """
 
-from offline_model.answer import MODEL_NAME, compose_answer
+from offline_model.answer import MODEL_NAME
+from offline_model.compose import compose_answer
 
 __all__ = ["MODEL_NAME", "compose_answer"]

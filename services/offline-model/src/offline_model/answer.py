@@ -1,4 +1,4 @@
-"""The deterministic answer: a pure function of what the model was sent."""
+"""What the model was sent (:class:`Prompt`), the debug echo answer, and token counting."""
 
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ class Prompt:
         return self.user[-1] if self.user else ""
 
 
-def compose_answer(prompt: Prompt) -> str:
+def echo_answer(prompt: Prompt) -> str:
+    """Debug: the latest message, every instruction, tool output and file id, the history size."""
     parts = [f'{LABEL} You said: "{prompt.latest}".']
     if prompt.instructions:
         joined = " | ".join(prompt.instructions)

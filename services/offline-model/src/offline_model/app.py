@@ -25,6 +25,7 @@ def create_app(settings: OfflineModelSettings | None = None) -> FastAPI:
         telemetry=FASTAPI_TELEMETRY,
     )
     app.state.token_delay = settings.token_delay
+    app.state.echo = settings.echo
     app.include_router(chat.router)
     app.include_router(responses.router)
 

@@ -13,7 +13,8 @@ from fastapi.responses import StreamingResponse
 from service_kit.responses import JSONResponse
 from starlette.responses import Response
 
-from offline_model.answer import MODEL_NAME, compose_answer, count_tokens, tokenize
+from offline_model.answer import MODEL_NAME, count_tokens, tokenize
+from offline_model.compose import compose_answer
 from offline_model.http import paced, truncate
 from offline_model.prompts import chat_prompt, input_tokens
 from offline_model.requests import ChatRequest, parse
@@ -32,7 +33,7 @@ async def chat(request: Request) -> Response:
         ([], False)
         if calls
         else truncate(
-            tokenize(compose_answer(prompt)),
+            tokenize(compose_answer(prompt, echo=request.app.state.echo)),
             body.get("max_completion_tokens") or body.get("max_tokens"),
         )
     )

@@ -13,7 +13,8 @@ from fastapi.responses import StreamingResponse
 from service_kit.responses import JSONResponse
 from starlette.responses import Response
 
-from offline_model.answer import MODEL_NAME, compose_answer, count_tokens, tokenize
+from offline_model.answer import MODEL_NAME, count_tokens, tokenize
+from offline_model.compose import compose_answer
 from offline_model.http import paced, truncate
 from offline_model.prompts import input_tokens, responses_prompt
 from offline_model.requests import ResponsesRequest, parse
@@ -54,7 +55,7 @@ async def responses(request: Request) -> Response:
     calls = plan_calls(prompt, responses_tools(body.get("tools")), body.get("tool_choice"))
     schema = json_schema_of(body)
     answer = (
-        compose_answer(prompt)
+        compose_answer(prompt, echo=request.app.state.echo)
         if schema is None
         else orjson.dumps(structured_answer(schema, prompt)).decode()
     )

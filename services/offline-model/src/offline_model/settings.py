@@ -16,6 +16,13 @@ class OfflineModelSettings(BaseSettings):
     port: Port = 3007
     max_request_bytes: MaxRequestBytes = 8 * 1024 * 1024
     log_level: LogLevel = "info"
+    echo: bool = Field(
+        default=False,
+        description=(
+            "Debug: answer by quoting everything the model was sent (the latest message, every "
+            "instruction, tool output and file id), for tests that must see what reached it."
+        ),
+    )
     token_delay: float = Field(
         default=0.0, ge=0, description="Seconds between streamed tokens, to make streaming visible."
     )

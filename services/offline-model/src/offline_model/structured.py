@@ -4,8 +4,9 @@ Values are filled from the schema and the prompt by fixed rules, so callers can 
 the model:
 
 - a string ``enum`` holding the intents ``chat``/``research``/``save``/``research_and_save`` gets
-  the latest user message classified by keywords ("search", "find", "look up" ask for research;
-  "remember", "save", "note this" ask for a save; both give ``research_and_save``);
+  the latest user message classified by keywords ("search", "find", "look up", and recalling
+  "what did we save" or "my notes" ask for research; "remember", "save", "note this" ask for a
+  save; both give ``research_and_save``);
 - ``markdown`` gets a Markdown note: a title, the note text of the first user message (what
   follows its first colon, else all of it), each later user message as a revision line, and
   the stand-in label;
@@ -26,12 +27,19 @@ _RESEARCH = re.compile(r"\b(search|find|look\s+(it\s+)?up|lookup|research)\b", r
 _SAVE = re.compile(
     r"\b(remember|save|note\s+(this|that|down)|(make|take|keep)\s+a\s+note)\b", re.IGNORECASE
 )
+_RECALL = re.compile(
+    r"\b(what|which|where)\s+(did|have)\s+(we|i)\s+(save|saved|note|noted)\b"
+    r"|\b(did|have)\s+(we|i)\s+(save|saved)\b|\bsaved\s+notes?\b|\b(my|our)\s+notes\b",
+    re.IGNORECASE,
+)
 _TITLE_WORDS = 8
 
 
 def classify(text: str) -> str:
-    research = bool(_RESEARCH.search(text))
-    save = bool(_SAVE.search(text))
+    """Recalling what was saved ("what did we save", "my notes") is research, not a save."""
+    recall = bool(_RECALL.search(text))
+    research = recall or bool(_RESEARCH.search(text))
+    save = bool(_SAVE.search(_RECALL.sub(" ", text)))
     if research and save:
         return "research_and_save"
     if save:

@@ -1,7 +1,11 @@
 """Deterministic function calling: which bound tools to call, and with what arguments.
 
 A tool is called when ``tool_choice`` forces it, or when the latest user message names it (all
-words of the tool name appear: "package version" → ``package_version``). Arguments are built
+words of the tool name appear: "package version" → ``package_version``; the first word, an MCP
+client's server prefix, may be left out when two or more remain), or when it is a search
+source the message asks for in natural words (:data:`SOURCE_PHRASES`: "my notes", "what did we
+save", "knowledge" pick a tool named like ``knowledge_search``; "web", "online", "latest" pick
+one named like ``web_search``; both when both are asked). Arguments are built
 from that message: integer arrays get its integers, strings get its text. Once a tool result is
 the last input, the model answers instead of calling again.
 """
@@ -67,10 +71,42 @@ def forced_name(choice: Any) -> str | None:
     return None
 
 
+SOURCE_PHRASES: dict[str, re.Pattern[str]] = {
+    "knowledge": re.compile(
+        r"\b(my|our|the team'?s?)\s+notes?\b|\bnotes?\s+(we|i)\s+(saved|kept)\b"
+        r"|\bwhat\s+(did|have)\s+(we|i)\s+(save|saved|note|noted)\b|\bsaved\s+notes?\b"
+        r"|\bknowledge\b|\bnotebook\b|\bwe\s+saved\b",
+        re.IGNORECASE,
+    ),
+    "web": re.compile(
+        r"\b(web|online|internet|latest|current|news)\b|\bon\s+the\s+net\b", re.IGNORECASE
+    ),
+}
+"""Natural phrasings of a search source, keyed by a word of the source tool's name."""
+
+
+def asked_sources(text: str, tools: list[ToolSpec]) -> list[ToolSpec]:
+    """The offered search tools whose source the message asks for, in offer order."""
+    chosen = []
+    for spec in tools:
+        words = set(re.split(r"[_\-\s]+", spec.name.lower()))
+        if "search" not in words:
+            continue
+        if any(key in words and pattern.search(text) for key, pattern in SOURCE_PHRASES.items()):
+            chosen.append(spec)
+    return chosen
+
+
 def _named_in(text: str, name: str) -> bool:
+    """All words of the name appear; the first may be left out when two or more remain (the
+    prefix an MCP client adds: "demo db execute sql" names ``gw_demo_db-execute_sql``)."""
     words = [w for w in re.split(r"[_\-\s]+", name.lower()) if w]
     lowered = text.lower()
-    return bool(words) and all(re.search(rf"\b{re.escape(w)}\b", lowered) for w in words)
+
+    def all_in(required: list[str]) -> bool:
+        return bool(required) and all(re.search(rf"\b{re.escape(w)}\b", lowered) for w in required)
+
+    return all_in(words) or (len(words) > 2 and all_in(words[1:]))
 
 
 def _arguments(spec: ToolSpec, text: str) -> str:
@@ -103,7 +139,8 @@ def plan_calls(prompt: Prompt, tools: list[ToolSpec], choice: Any) -> list[Plann
     if forced is not None:
         chosen = [t for t in tools if t.name == forced]
     else:
-        chosen = [t for t in tools if _named_in(text, t.name)]
+        asked = asked_sources(text, tools)
+        chosen = [t for t in tools if _named_in(text, t.name) or t in asked]
         if not chosen and choice == "required":
             chosen = tools[:1]
     calls = []

@@ -27,6 +27,8 @@ GatewayType = Literal["litellm", "bifrost"]
 log = logging.getLogger("lgos_ui")
 
 GRAPH_PREFIX = "lgos/"
+DEFAULT_GRAPH = "advanced-graph"
+"""The graph both UIs open on when the gateway serves it: the showcase."""
 BIFROST_PROVIDER = "lgos"
 
 
@@ -36,6 +38,15 @@ class CatalogError(RuntimeError):
     def __init__(self, message: str, *, status_code: int | None = None) -> None:
         super().__init__(message)
         self.status_code = status_code
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """One of a graph's example prompts (``lgos.examples``): a UI shows ``label``, sends
+    ``prompt``."""
+
+    label: str
+    prompt: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +62,7 @@ class GraphEntry:
     client_tools: tuple[str, ...] = ()
     settings_schema: Mapping[str, Any] = field(default_factory=dict)
     settings_defaults: Mapping[str, Any] = field(default_factory=dict)
+    examples: tuple[Example, ...] = ()
     limited: bool = False
     """No readable ``lgos`` extension: offer plain text chat only, and say so."""
 
@@ -72,6 +84,26 @@ def _strings(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list):
         return ()
     return tuple(v for v in value if isinstance(v, str))
+
+
+MAX_EXAMPLES = 8
+MAX_EXAMPLE_TEXT = 500
+
+
+def _examples(value: Any) -> tuple[Example, ...]:
+    """Readable examples only (text label and prompt), at most eight; others are ignored."""
+    if not isinstance(value, list):
+        return ()
+    examples: list[Example] = []
+    for item in value:
+        if not isinstance(item, Mapping):
+            continue
+        label, prompt = item.get("label"), item.get("prompt")
+        if isinstance(label, str) and isinstance(prompt, str) and label.strip() and prompt.strip():
+            examples.append(
+                Example(label.strip()[:MAX_EXAMPLE_TEXT], prompt.strip()[:MAX_EXAMPLE_TEXT])
+            )
+    return tuple(examples[:MAX_EXAMPLES])
 
 
 def entry_from_extension(model: str, lgos: Any) -> GraphEntry:
@@ -97,6 +129,7 @@ def entry_from_extension(model: str, lgos: Any) -> GraphEntry:
         client_tools=_strings(lgos.get("client_tools")),
         settings_schema=schema,
         settings_defaults=defaults,
+        examples=_examples(lgos.get("examples")),
     )
 
 
@@ -140,6 +173,16 @@ def parse_bifrost_models(payload: Any) -> list[GraphEntry]:
         if entry is not None:
             entries.setdefault(entry.model, entry)
     return list(entries.values())
+
+
+def default_entry(
+    entries: Sequence[GraphEntry], preferred: str = DEFAULT_GRAPH
+) -> GraphEntry | None:
+    """The graph a new chat opens on: ``preferred`` when served, else the catalog's first."""
+    for entry in entries:
+        if entry.graph == preferred:
+            return entry
+    return entries[0] if entries else None
 
 
 def _data(payload: Any) -> Sequence[Mapping[str, Any]]:

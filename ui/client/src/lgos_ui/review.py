@@ -8,6 +8,7 @@ pending call (the whole batch, the exact call ids, nothing else).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -20,6 +21,20 @@ REJECT = "reject"
 _ENVELOPE_KEYS = ("question", "choices", "allow_other")
 SHORT_FIELD = 120
 """One-line fields up to this length render inline (``**Filename:** note.md``)."""
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*)$")
+CONTAINED_HEADING = "####"
+"""A draft's headings, whatever their level, at this size: they must not dwarf the page."""
+
+
+def contained(markdown: str) -> str:
+    """Markdown shown as a quoted block with its headings made small (#### …)."""
+    lines = []
+    for line in markdown.splitlines():
+        heading = _HEADING.match(line)
+        if heading:
+            line = f"{CONTAINED_HEADING} {heading.group(1)}"
+        lines.append(f"> {line}" if line.strip() else ">")
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +77,7 @@ class InterruptCall:
             if isinstance(value, str) and "\n" not in value and len(value) <= SHORT_FIELD:
                 parts.append(f"**{label}:** {value}")
             elif isinstance(value, str):
-                parts.append(f"**{label}**\n\n{value}")
+                parts.append(f"**{label}**\n\n{contained(value)}")
             else:
                 parts.append(f"**{label}**\n\n```json\n{json.dumps(value, indent=2)}\n```")
         return "\n\n".join(parts)

@@ -21,6 +21,7 @@ def lgos_summary(config: GraphConfig) -> dict[str, Any]:
         "features": sorted(feature.value for feature in config.features),
         "server_tools": sorted(config.server_tools),
         "client_tools": sorted(config.client_tools),
+        "examples": [example.to_json() for example in config.examples],
     }
 
 

@@ -15,7 +15,7 @@ from lgos_ui.open_webui.cards import (
 from lgos_ui.open_webui.history import matched_prefix, message_text, rebuild_ledger, turns_of
 from lgos_ui.open_webui.reply import Emitter, OpenWebUITools, Reply
 from lgos_ui.open_webui.store import ChatConversation, ChatState, ChatStore, Exchange
-from lgos_ui.open_webui.variables import settings_values, variables_prompt
+from lgos_ui.open_webui.variables import settings_values, suggestion_prompts, variables_prompt
 
 __all__ = [
     "ChatConversation",
@@ -33,6 +33,7 @@ __all__ = [
     "rebuild_ledger",
     "review_markdown",
     "settings_values",
+    "suggestion_prompts",
     "turns_of",
     "variables_prompt",
 ]

@@ -39,6 +39,21 @@ def variables_prompt(entry: GraphEntry) -> str:
     return "\n".join(lines)
 
 
+HINT_CHARS = 48
+
+
+def suggestion_prompts(entry: GraphEntry) -> list[dict[str, Any]]:
+    """The graph's example prompts as the model entry's ``meta.suggestion_prompts`` (Open WebUI
+    shows ``title`` as two lines, bold then grey, and sends ``content``)."""
+    prompts = []
+    for example in entry.examples:
+        hint = example.prompt
+        if len(hint) > HINT_CHARS:
+            hint = hint[: HINT_CHARS - 1].rstrip() + "…"
+        prompts.append({"title": [example.label, hint], "content": example.prompt})
+    return prompts
+
+
 def settings_values(entry: GraphEntry, chat_variables: Any) -> dict[str, Any]:
     """The graph's settings from Open WebUI's chat variables, in the schema's types."""
     values: dict[str, Any] = {}
