@@ -69,13 +69,13 @@ def test_a_conversation_and_a_review_outlive_the_instance_they_ran_on(
 
     person.open("simple-graph")
     person.send("Hello after the failover")
-    person.expect_text('You said: "Hello after the failover"')
+    person.expect_text('You asked: "Hello after the failover"')
     person.wait_idle()
     restart(stack, "lgos")
     for turn in range(3):  # a conversation whose instance dies between two messages
         if turn == 1:
             kill(stack, "lgos", "LGOS_PORT")
         person.send(f"Message {turn}")
-        person.expect_text(f'You said: "Message {turn}"')
+        person.expect_text(f'You asked: "Message {turn}"')
         person.wait_idle()
     person.shot("the conversation went on")
