@@ -32,7 +32,7 @@ from tests.support.advanced import (
     seed_note,
 )
 from tests.support.fault_proxy import FaultProxy
-from tests.support.files import files_client, scratch_database
+from tests.support.files import files_client, files_service
 from tests.support.servers import Server, free_port, serve
 
 LGOS_KEY = "sk-lgos-obs-secret-3e91d7"
@@ -56,28 +56,18 @@ class Stack:
 @pytest.fixture(scope="module")
 def stack(searxng: Server, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     logs = tmp_path_factory.mktemp("request-ids")
-    model_port, files_port = free_port(), free_port()
+    model_port = free_port()
     with (
-        scratch_database() as files_db,
         serve(
             ["offline_model", "--port", str(model_port)],
             port=model_port,
             env={},
             log=logs / "offline-model.log",
         ) as model,
-        serve(
-            ["files_service"],
-            port=files_port,
-            env={
-                "FILES_PORT": str(files_port),
-                "FILES_POSTGRES_URI": files_db,
-                "FILES_STORAGE_DIR": str(logs / "storage"),
-                "FILES_API_KEYS": FILES_KEY,
-            },
-            log=logs / "files.log",
-        ) as files,
+        files_service(logs, FILES_KEY) as files_process,
         FaultProxy(searxng_port(searxng)) as proxy,
     ):
+        files = files_process.server
         searx = dataclasses.replace(searxng, url=f"http://127.0.0.1:{proxy.port}")
         env = {
             **demo_env(model, searx, files.url, None, FILES_KEY),
