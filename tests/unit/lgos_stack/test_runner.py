@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
@@ -72,6 +75,29 @@ def test_stop_never_signals_a_pid_that_now_names_another_process(
     runner.stop({"searxng": Started(sleeper.pid, ticks)}, say)
     assert sleeper.wait(timeout=10) != 0
     assert lines == ["stopped searxng"]
+
+
+def test_a_second_ctrl_c_while_stopping_stops_every_server() -> None:
+    sleepers = [subprocess.Popen(["sleep", "60"], start_new_session=True) for _ in range(3)]
+    started = {f"s{i}": Started(p.pid, start_ticks(p.pid)) for i, p in enumerate(sleepers)}
+    lines: list[str] = []
+
+    def say(line: str) -> None:
+        lines.append(line)
+        os.kill(os.getpid(), signal.SIGINT)  # the person presses Ctrl-C again
+
+    try:
+        runner.stop(started, say)
+        assert lines == ["stopped s2", "stopped s1", "stopped s0"]
+        assert all(p.wait(timeout=10) != 0 for p in sleepers)
+    finally:
+        for process in sleepers:
+            process.kill()
+            process.wait()
+    # Ctrl-C works again once the stack is stopped.
+    with pytest.raises(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(1)
 
 
 def test_down_reads_the_pid_file_it_wrote(sleeper: subprocess.Popen[bytes], tmp_path: Path) -> None:

@@ -10,10 +10,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 
@@ -104,10 +105,25 @@ def launch(component: Component, stack: Stack) -> subprocess.Popen[bytes]:
 def stop(started: dict[str, Started], say: Say) -> None:
     """Stop what the stack started, last first; a pid that now names another process, or one
     already gone, is never signalled."""
-    for name, process in reversed(list(started.items())):
-        if stop_group(process):
-            with contextlib.suppress(OSError):  # a closed stdout must not leave servers running
-                say(f"stopped {name}")
+    with ctrl_c_ignored():
+        for name, process in reversed(list(started.items())):
+            if stop_group(process):
+                with contextlib.suppress(OSError):  # a closed stdout must not leave servers running
+                    say(f"stopped {name}")
+
+
+@contextlib.contextmanager
+def ctrl_c_ignored() -> Iterator[None]:
+    """A second Ctrl-C while the stack stops would break off the loop and leave the rest of
+    the servers running; it is ignored until every one is stopped."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def model_notice() -> str:
