@@ -30,14 +30,15 @@ SCREENSHOTS = ROOT / ".dev" / "screenshots"
 
 
 @contextmanager
-def chromium() -> Iterator[Browser]:
+def chromium(executable: Path = CHROMIUM) -> Iterator[Browser]:
+    """Debian's Chromium, or ``executable`` (a wrapper that starts it somewhere else)."""
     if not CHROMIUM.exists():
         pytest.fail(
             "Debian's chromium is missing: `make test` installs it (apt-get install chromium)"
         )
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-dev-shm-usage"]
+            executable_path=str(executable), args=["--no-sandbox", "--disable-dev-shm-usage"]
         )
         try:
             yield browser

@@ -40,11 +40,11 @@ class ChainlitUser(Person):
         self.expect_visible("#chat-input")
         self.page.wait_for_timeout(SOCKET_SETTLE_MS)
 
-    def login(self) -> None:
+    def login(self, user: str = CHAINLIT_USER, password: str = CHAINLIT_PASSWORD) -> None:
         self.page.goto(self.base_url)
         self.expect_visible("#email")
-        self.page.fill("#email", CHAINLIT_USER)
-        self.page.fill("#password", CHAINLIT_PASSWORD)
+        self.page.fill("#email", user)
+        self.page.fill("#password", password)
         self.shot("login form")
         self.page.click("button[type=submit]")
         self.settle()
@@ -168,12 +168,12 @@ class WebUIUser(Person):
         sizes: list[int] = self.page.evaluate("window.__sizes")
         return sizes
 
-    def login(self) -> None:
+    def login(self, email: str = WEBUI_EMAIL, password: str = WEBUI_PASSWORD) -> None:
         """Sign in through the form."""
         self.page.goto(f"{self.base_url}/auth")
         self.expect_page("input[type=email]")
-        self.page.fill("input[type=email]", WEBUI_EMAIL)
-        self.page.fill("input[type=password]", WEBUI_PASSWORD)
+        self.page.fill("input[type=email]", email)
+        self.page.fill("input[type=password]", password)
         self.shot("login form")
         self.page.keyboard.press("Enter")
         self.expect_visible("#chat-input", timeout=60)
