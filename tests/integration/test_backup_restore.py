@@ -32,27 +32,24 @@ STACK_PORT = 3001
 FACT = "Sourdough starters double within six hours at room temperature."
 
 
+CONNECT = ("-h", "127.0.0.1", "-U", "postgres")
+
+
 def dump_command(port: int, dump: str, bin: str = '"$PG_BIN"') -> list[str]:
-    return [f"{bin}/pg_dump", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "-Fc"] + [
-        "-f",
-        dump,
-        "postgres",
-    ]
+    return [f"{bin}/pg_dump", *CONNECT, "-p", str(port), "-Fc", "-f", dump, "postgres"]
 
 
 def restore_command(port: int, dump: str, bin: str = '"$PG_BIN"') -> list[str]:
-    return [f"{bin}/pg_restore", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres"] + [
-        "--clean",
-        "--if-exists",
-        "-d",
-        "postgres",
-        dump,
-    ]
+    clean = ("--clean", "--if-exists")
+    return [f"{bin}/pg_restore", *CONNECT, "-p", str(port), *clean, "-d", "postgres", dump]
 
 
 def test_the_page_shows_the_commands_this_test_runs() -> None:
     page = PAGE.read_text()
-    for command in (dump_command(STACK_PORT, "lgos.dump"), restore_command(STACK_PORT, "lgos.dump")):
+    for command in (
+        dump_command(STACK_PORT, "lgos.dump"),
+        restore_command(STACK_PORT, "lgos.dump"),
+    ):
         assert " ".join(command) in page
     assert "tests/integration/test_backup_restore.py" in page
 
