@@ -58,7 +58,9 @@ class Rotation:
         for index, old in enumerate(list(self.servers)):
             with self._lock:
                 self._out.add(old.url)
+            deadline = time.monotonic() + 30
             while self._busy.get(old.url, 0):  # drained: no call still on it
+                assert time.monotonic() < deadline, f"{old.url} never drained"
                 time.sleep(0.01)
             self._stacks[index].close()
             stack = ExitStack()
@@ -93,8 +95,10 @@ async def keep_calling(
     stop: asyncio.Event,
     *,
     concurrency: int = 3,
+    pause: float = 0.02,
 ) -> Tally:
-    """``concurrency`` clients calling ``call`` back to back through ``rotation`` until ``stop``."""
+    """``concurrency`` clients calling ``call`` through ``rotation``, ``pause`` seconds apart,
+    until ``stop`` (the pause leaves the restarting instances the CPU they start with)."""
     tally = Tally()
 
     async def one_client(sdk: AsyncOpenAI) -> None:
@@ -107,6 +111,7 @@ async def keep_calling(
                     tally.failures.append(f"{server.url} {key[-6:]}: {error!r}")
                 else:
                     tally.ok[key] = tally.ok.get(key, 0) + 1
+            await asyncio.sleep(pause)
 
     async with sdk_client("http://127.0.0.1:9/v1") as sdk:
         await asyncio.gather(*(one_client(sdk) for _ in range(concurrency)))

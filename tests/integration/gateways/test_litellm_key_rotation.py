@@ -69,7 +69,7 @@ async def test_gateway_key_rotates_without_a_restart_or_a_failed_call(
     try:
         client, stop = Client(OLD), asyncio.Event()
         calling = asyncio.create_task(keep_calling(rotation, client, call, stop))
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(1.5)
         replace(keys, OLD, NEW)
         await asyncio.sleep(0.5)
         client.key = NEW
