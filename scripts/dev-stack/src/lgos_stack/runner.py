@@ -250,6 +250,7 @@ def up(detach: bool, say: Say, warn: Say) -> int:
     started: dict[str, Started] = {}
     processes: dict[str, subprocess.Popen[bytes]] = {}
     keep_running = False
+    on_ctrl_c = signal.getsignal(signal.SIGINT)
     try:
         begun = time.monotonic()
         start_all(plan, stack, processes, started, say)
@@ -261,8 +262,13 @@ def up(detach: bool, say: Say, warn: Say) -> int:
             keep_running = True
             return 0
         say("Ctrl-C stops the stack.")
+        # Ctrl-C sets a flag rather than raising: a second SIGINT close behind the first (uv run
+        # forwards the group's one to its child again) must not cut the stop short.
+        interrupted = threading.Event()
+        signal.signal(signal.SIGINT, lambda *_: interrupted.set())
         while all(p.poll() is None for p in processes.values()):
-            time.sleep(0.5)
+            if interrupted.wait(0.5):
+                return 0
         failed = [name for name, p in processes.items() if p.poll() is not None]
         warn(f"{', '.join(failed)} stopped unexpectedly; see {state_dir()}/")
         return 1
@@ -271,6 +277,7 @@ def up(detach: bool, say: Say, warn: Say) -> int:
     finally:
         if not keep_running:
             stop(started, say)
+        signal.signal(signal.SIGINT, on_ctrl_c)
 
 
 def down(say: Say) -> None:
