@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from prometheus_client import (
@@ -113,8 +114,17 @@ FILES_UPLOAD_BYTES = Counter(
     "Bytes of the files uploaded.",
 )
 
-#: A scrape-time reading: metric name → (help, value).
-Readings = Mapping[str, tuple[str, float]]
+
+@dataclass(frozen=True)
+class Labelled:
+    """A scrape-time reading with one label: label value → value."""
+
+    label: str
+    values: Mapping[str, float]
+
+
+#: A scrape-time reading: metric name → (help, value or labelled values).
+Readings = Mapping[str, tuple[str, float | Labelled]]
 GaugeSource = Callable[[], Awaitable[Readings]]
 
 
@@ -135,10 +145,16 @@ class _Readings(Collector):
         self.readings = readings
 
     def collect(self) -> list[GaugeMetricFamily]:
-        return [
-            GaugeMetricFamily(name, help_text, value=value)
-            for name, (help_text, value) in self.readings.items()
-        ]
+        families = []
+        for name, (help_text, value) in self.readings.items():
+            if isinstance(value, Labelled):
+                family = GaugeMetricFamily(name, help_text, labels=[value.label])
+                for label, number in sorted(value.values.items()):
+                    family.add_metric([label], number)
+            else:
+                family = GaugeMetricFamily(name, help_text, value=value)
+            families.append(family)
+        return families
 
 
 async def exposition(gauges: tuple[GaugeSource, ...] = ()) -> bytes:
@@ -147,7 +163,7 @@ async def exposition(gauges: tuple[GaugeSource, ...] = ()) -> bytes:
     A reading that fails (its database is down) is left out; the scrape still answers.
     """
     text = generate_latest(_registry())
-    readings: dict[str, tuple[str, float]] = {}
+    readings: dict[str, tuple[str, float | Labelled]] = {}
     for source in gauges:
         try:
             readings.update(await source())
