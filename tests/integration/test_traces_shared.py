@@ -1,13 +1,16 @@
 """A review paused on one ``lgos serve`` process and resumed on another: each request is one
 trace continuing its caller's ``traceparent``, exported over OTLP by the process that served it
-(configured by the standard ``OTEL_*`` variables only), with the parent links right.
+(configured by the standard ``OTEL_*`` variables only), with the parent links right; each answer
+is a resume span in the answering request's trace.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+import openai
 import pytest
+from lgos.interrupts.ids import run_id_of
 from openai import AsyncOpenAI
 
 from tests.support.clients import sdk_pair_fixture
@@ -19,6 +22,7 @@ from tests.support.shared_state import shared_env
 
 SERVER_KIND = 2  # OTLP's SPAN_KIND_SERVER
 ROOT = "POST /v1/responses"
+RESUME = "lgos.resume interruptible-approval"
 
 
 @pytest.fixture(scope="module")
@@ -93,3 +97,71 @@ async def test_pause_and_resume_on_two_processes_are_two_linked_traces(
     resume = one_request(receiver.trace(second, root=ROOT), "lgos-b", "2" * 16)
     assert resume.attributes["lgos.run.outcome"] == "completed"
     assert "gen_ai.run.paused" not in resume.events
+    answered = resume_span(receiver.trace(second, root=ROOT), 200)
+    assert answered.attributes["lgos.run.id"] == str(run_id_of(paused.id))
+
+
+def resume_span(spans: list[ReceivedSpan], status: int) -> ReceivedSpan:
+    """The resume span of one answering request: a child of its server span."""
+    [server] = [s for s in spans if s.kind == SERVER_KIND]
+    assert server.attributes["http.response.status_code"] == status
+    [resume] = [s for s in spans if s.name == RESUME]
+    assert resume.parent_id == server.span_id
+    assert resume.trace_id == server.trace_id
+    return resume
+
+
+async def test_each_answer_is_a_resume_span_in_the_answering_trace(
+    clients: tuple[AsyncOpenAI, AsyncOpenAI], receiver: OTLPReceiver
+) -> None:
+    a, b = clients
+    revision = "Make it smaller, zebra-lantern-42"
+    paused = await a.responses.create(
+        model="interruptible-approval",
+        input="Ship it",
+        extra_headers=traceparent("c3" * 16, "3" * 16),
+    )
+    run_id = str(run_id_of(paused.id))
+    # Free text (a revision) on the other process: asked again in the same run.
+    again = await b.responses.create(
+        model="interruptible-approval",
+        previous_response_id=paused.id,
+        input=[answer(paused.output[0], revision)],
+        extra_headers=traceparent("d4" * 16, "4" * 16),
+    )
+    assert again.output[0].name == "lgos_interrupt"
+    revised = resume_span(receiver.trace("d4" * 16, root=ROOT), 200)
+    assert revised.service == "lgos-b"
+    assert revised.attributes["lgos.run.id"] == run_id
+    assert revised.attributes["gen_ai.agent.name"] == "interruptible-approval"
+    assert revised.attributes["lgos.interrupt.answer.kinds"] == ["text"]
+    assert "lgos.interrupt.answer.choices" not in revised.attributes
+    # The stale answer again: refused, and the resume span says why.
+    with pytest.raises(openai.ConflictError):
+        await a.responses.create(
+            model="interruptible-approval",
+            previous_response_id=paused.id,
+            input=[answer(paused.output[0], "approve")],
+            extra_headers=traceparent("e5" * 16, "5" * 16),
+        )
+    refusal = receiver.trace("e5" * 16, root=ROOT)
+    refused = resume_span(refusal, 409)
+    assert refused.attributes["error.type"] == "interrupt_state_conflict"
+    assert not [s for s in refusal if s.name.startswith("invoke_workflow")]
+    # One of the offered choices, back on the first process.
+    done = await a.responses.create(
+        model="interruptible-approval",
+        previous_response_id=again.id,
+        input=[answer(again.output[0], "approve")],
+        extra_headers=traceparent("f6" * 16, "6" * 16),
+    )
+    assert done.status == "completed"
+    approved = resume_span(receiver.trace("f6" * 16, root=ROOT), 200)
+    assert approved.service == "lgos-a"
+    assert approved.attributes["lgos.run.id"] == run_id
+    assert approved.attributes["lgos.interrupt.answer.kinds"] == ["choice"]
+    assert approved.attributes["lgos.interrupt.answer.choices"] == ["approve"]
+    assert "error.type" not in approved.attributes
+    # The pausing request has no resume span; the answer's text is on no span.
+    assert not [s for s in receiver.trace("c3" * 16, root=ROOT) if s.name == RESUME]
+    assert not [s for s in receiver.spans if revision in repr(s.attributes)]

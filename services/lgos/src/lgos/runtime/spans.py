@@ -3,11 +3,15 @@
 ``invoke_workflow <graph>`` covers the run (``gen_ai.conversation.id`` from the request's
 ``metadata.conversation_id``); LangChain callbacks open ``chat <model>`` for each model call and
 ``execute_tool <name>`` for each tool, under the nearest traced ancestor (else the run span).
+Answering a paused run adds ``lgos.resume <graph>`` beside it: the lease and the check of the
+answers against the paused batch, with the run id and the kind of each answer (never its text).
 Nothing is recorded when tracing is off, and message content never is.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
 
@@ -25,6 +29,49 @@ def start_run_span(graph: str, conversation_id: str | None) -> Span:
     return tracing.tracer().start_span(
         f"invoke_workflow {graph}", kind=SpanKind.INTERNAL, attributes=attributes
     )
+
+
+RUN_ID = "lgos.run.id"
+ANSWER_KINDS = "lgos.interrupt.answer.kinds"
+ANSWER_CHOICES = "lgos.interrupt.answer.choices"
+
+
+def answer_kind(asked: Any, answer: str) -> str:
+    """``choice`` when ``answer`` is one of the ``choices`` the interrupt offered, else ``text``."""
+    choices = asked.get("choices") if isinstance(asked, Mapping) else None
+    if isinstance(choices, list) and answer in [str(c) for c in choices]:
+        return "choice"
+    return "text"
+
+
+@contextmanager
+def resume_span(graph: str, run_id: UUID) -> Iterator[Span]:
+    """The span of answering the paused run ``run_id``; an error (a busy run, answers that do
+    not match the batch) is recorded by its code and raised on."""
+    attributes = {tracing.AGENT_NAME: graph, RUN_ID: str(run_id)}
+    with tracing.tracer().start_as_current_span(
+        f"lgos.resume {graph}",
+        kind=SpanKind.INTERNAL,
+        attributes=attributes,
+        record_exception=False,
+        set_status_on_exception=False,
+    ) as span:
+        try:
+            yield span
+        except Exception as error:
+            span.set_attribute("error.type", getattr(error, "code", None) or type(error).__name__)
+            span.set_status(StatusCode.ERROR)
+            raise
+
+
+def record_answers(span: Span, asked: Mapping[str, Any], answers: Mapping[str, str]) -> None:
+    """Each answer's kind, by interrupt id; the offered choice for answers that picked one
+    (a value the graph offered, not the user's text)."""
+    ordered = [(answers[key], answer_kind(asked.get(key), answers[key])) for key in sorted(answers)]
+    span.set_attribute(ANSWER_KINDS, [kind for _, kind in ordered])
+    picked = [answer for answer, kind in ordered if kind == "choice"]
+    if picked:
+        span.set_attribute(ANSWER_CHOICES, picked)
 
 
 class SpanRecorder(BaseCallbackHandler):
