@@ -1,19 +1,23 @@
 """A review paused on one ``lgos serve`` process and resumed on another: each request is one
 trace continuing its caller's ``traceparent``, exported over OTLP by the process that served it
 (configured by the standard ``OTEL_*`` variables only), with the parent links right; each answer
-is a resume span in the answering request's trace.
+is a resume span in the answering request's trace. Message content is on no span unless
+``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` opts in.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import openai
 import pytest
 from lgos.interrupts.ids import run_id_of
 from openai import AsyncOpenAI
 
-from tests.support.clients import sdk_pair_fixture
+from tests.support.clients import sdk_client, sdk_pair_fixture
+from tests.support.graphs import SCRIPTED_TEXT
 from tests.support.interrupts import answer
 from tests.support.lgos_processes import api_process
 from tests.support.otlp_receiver import OTLPReceiver, ReceivedSpan
@@ -32,18 +36,22 @@ def receiver() -> Iterator[OTLPReceiver]:
 
 
 @pytest.fixture(scope="module")
-def two_servers(
+def env(
     postgres_uri: str,
     offline_model: Server,
     receiver: OTLPReceiver,
     tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[tuple[Server, Server]]:
-    tmp = tmp_path_factory.mktemp("traces-shared")
-    env = {
-        **shared_env(postgres_uri, offline_model, tmp, 5.0),
+) -> dict[str, str]:
+    return {
+        **shared_env(postgres_uri, offline_model, tmp_path_factory.mktemp("traces-shared"), 5.0),
         "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url,
         "OTEL_BSP_SCHEDULE_DELAY": "100",
     }
+
+
+@pytest.fixture(scope="module")
+def two_servers(env: dict[str, str]) -> Iterator[tuple[Server, Server]]:
+    tmp = Path(env["LGOS_STATE_DIR"])
     with (
         api_process({**env, "OTEL_SERVICE_NAME": "lgos-a"}, tmp / "a.log") as a,
         api_process({**env, "OTEL_SERVICE_NAME": "lgos-b"}, tmp / "b.log") as b,
@@ -165,3 +173,70 @@ async def test_each_answer_is_a_resume_span_in_the_answering_trace(
     # The pausing request has no resume span; the answer's text is on no span.
     assert not [s for s in receiver.trace("c3" * 16, root=ROOT) if s.name == RESUME]
     assert not [s for s in receiver.spans if revision in repr(s.attributes)]
+
+
+def chat_span(spans: list[ReceivedSpan]) -> ReceivedSpan:
+    [chat] = [s for s in spans if s.attributes.get("gen_ai.operation.name") == "chat"]
+    assert chat.name.startswith("chat")
+    return chat
+
+
+async def test_message_content_is_on_no_span_by_default(
+    clients: tuple[AsyncOpenAI, AsyncOpenAI], receiver: OTLPReceiver
+) -> None:
+    a, _ = clients
+    prompt, instructions = "Tell me about quartz-otter-913", "Be brief, plover-rule-5"
+    reply = await a.responses.create(
+        model="scripted",
+        instructions=instructions,
+        input=prompt,
+        extra_headers=traceparent("a7" * 16, "7" * 16),
+    )
+    assert reply.output_text == SCRIPTED_TEXT
+    chat = chat_span(receiver.trace("a7" * 16, root=ROOT))
+    assert "gen_ai.input.messages" not in chat.attributes
+    assert "gen_ai.output.messages" not in chat.attributes
+    exported = repr(receiver.spans)
+    assert "quartz-otter" not in exported
+    assert "plover-rule" not in exported
+    assert SCRIPTED_TEXT not in exported
+
+
+async def test_opting_in_puts_the_messages_on_the_chat_span(
+    env: dict[str, str], receiver: OTLPReceiver
+) -> None:
+    opted_in = {
+        **env,
+        "OTEL_SERVICE_NAME": "lgos-content",
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "true",
+    }
+    tmp = Path(env["LGOS_STATE_DIR"])
+    with api_process(opted_in, tmp / "content.log") as server:
+        async with sdk_client(f"{server.url}/v1") as sdk:
+            reply = await sdk.responses.create(
+                model="scripted",
+                instructions="Be brief, heron-rule-6",
+                input="Tell me about basalt-heron-27",
+                extra_headers=traceparent("b8" * 16, "8" * 16),
+            )
+    assert reply.output_text == SCRIPTED_TEXT
+    chat = chat_span(receiver.trace("b8" * 16, root=ROOT))
+    sent = json.loads(chat.attributes["gen_ai.input.messages"])
+    assert {
+        "role": "system",
+        "parts": [{"type": "text", "content": "Be brief, heron-rule-6"}],
+    } in sent
+    assert sent[-1] == {
+        "role": "user",
+        "parts": [{"type": "text", "content": "Tell me about basalt-heron-27"}],
+    }
+    assert json.loads(chat.attributes["gen_ai.output.messages"]) == [
+        {
+            "role": "assistant",
+            "parts": [{"type": "text", "content": SCRIPTED_TEXT}],
+            "finish_reason": "stop",
+        }
+    ]
+    # Content goes on the chat span only.
+    others = [s for s in receiver.trace("b8" * 16, root=ROOT) if s is not chat]
+    assert others and "basalt-heron" not in repr(others)

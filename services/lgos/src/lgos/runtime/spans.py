@@ -5,7 +5,9 @@
 ``execute_tool <name>`` for each tool, under the nearest traced ancestor (else the run span).
 Answering a paused run adds ``lgos.resume <graph>`` beside it: the lease and the check of the
 answers against the paused batch, with the run id and the kind of each answer (never its text).
-Nothing is recorded when tracing is off, and message content never is.
+Nothing is recorded when tracing is off. Message content is recorded only when
+``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` opts in: then each ``chat`` span carries
+``gen_ai.input.messages`` and ``gen_ai.output.messages`` (see :mod:`lgos.runtime.content`).
 """
 
 from __future__ import annotations
@@ -16,10 +18,13 @@ from typing import Any
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import BaseMessage
 from langchain_core.outputs import LLMResult
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, StatusCode
 from service_kit import tracing
+
+from lgos.runtime import content
 
 
 def start_run_span(graph: str, conversation_id: str | None) -> Span:
@@ -81,6 +86,7 @@ class SpanRecorder(BaseCallbackHandler):
 
     def __init__(self, root: Span) -> None:
         self.root = root
+        self.capture = tracing.capture_message_content()
         self.spans: dict[UUID, Span] = {}
         self.parents: dict[UUID, UUID | None] = {}
 
@@ -145,6 +151,9 @@ class SpanRecorder(BaseCallbackHandler):
                 tracing.REQUEST_MODEL: model,
             },
         )
+        span = self.spans[run_id]
+        if self.capture and messages and span.is_recording():
+            span.set_attribute(tracing.INPUT_MESSAGES, content.input_messages(messages[0]))
 
     def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
         span = self.spans.get(run_id)
@@ -154,7 +163,11 @@ class SpanRecorder(BaseCallbackHandler):
             meta = getattr(message, "response_metadata", None) or {}
             usage = getattr(message, "usage_metadata", None) or {}
             response_id = meta.get("id") or getattr(message, "id", None)
-            reason = meta.get("finish_reason") or meta.get("status")
+            reason = _finish_reason(message)
+            if self.capture:
+                choices = [getattr(g, "message", None) for g in response.generations[0]]
+                returned = [m for m in choices if isinstance(m, BaseMessage)]
+                span.set_attribute(tracing.OUTPUT_MESSAGES, content.output_messages(returned))
             for key, value in (
                 (tracing.RESPONSE_ID, response_id),
                 (tracing.RESPONSE_MODEL, meta.get("model_name") or meta.get("model")),
@@ -196,3 +209,8 @@ class SpanRecorder(BaseCallbackHandler):
 
     def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         self._end(run_id, error)
+
+
+def _finish_reason(message: Any) -> Any:
+    meta = getattr(message, "response_metadata", None) or {}
+    return meta.get("finish_reason") or meta.get("status")
