@@ -7,22 +7,25 @@ is a resume span in the answering request's trace. Message content is on no span
 
 from __future__ import annotations
 
+import asyncio
 import json
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import openai
 import pytest
+import redis
 from lgos.interrupts.ids import run_id_of
 from openai import AsyncOpenAI
 
 from tests.support.clients import sdk_client, sdk_pair_fixture
 from tests.support.graphs import SCRIPTED_TEXT
 from tests.support.interrupts import answer
-from tests.support.lgos_processes import api_process
+from tests.support.lgos_processes import api_process, worker_process
 from tests.support.otlp_receiver import OTLPReceiver, ReceivedSpan
 from tests.support.servers import Server
-from tests.support.shared_state import shared_env
+from tests.support.shared_state import REDIS_URL, shared_env
 
 SERVER_KIND = 2  # OTLP's SPAN_KIND_SERVER
 ROOT = "POST /v1/responses"
@@ -240,3 +243,46 @@ async def test_opting_in_puts_the_messages_on_the_chat_span(
     # Content goes on the chat span only.
     others = [s for s in receiver.trace("b8" * 16, root=ROOT) if s is not chat]
     assert others and "basalt-heron" not in repr(others)
+
+
+async def test_a_background_run_in_the_worker_joins_the_submitters_trace(
+    env: dict[str, str], receiver: OTLPReceiver
+) -> None:
+    queue = f"lgos-test-traces:{uuid.uuid4().hex[:8]}"
+    distributed = {
+        **env,
+        "LGOS_BACKGROUND": "distributed",
+        "LGOS_BACKGROUND_QUEUE": queue,
+        "DEMO_API_REPORT_STEP_SECONDS": "0.05",
+    }
+    tmp = Path(env["LGOS_STATE_DIR"])
+    caller = "c9" * 16
+    try:
+        with (
+            api_process({**distributed, "OTEL_SERVICE_NAME": "lgos-api"}, tmp / "api.log") as api,
+            worker_process({**distributed, "OTEL_SERVICE_NAME": "lgos-worker"}, tmp / "worker.log"),
+        ):
+            async with sdk_client(f"{api.url}/v1") as sdk:
+                queued = await sdk.responses.create(
+                    model="background-report",
+                    input="report",
+                    background=True,
+                    extra_headers=traceparent(caller, "9" * 16),
+                )
+                while queued.status in ("queued", "in_progress"):
+                    await asyncio.sleep(0.1)
+                    queued = await sdk.responses.retrieve(queued.id)
+            assert queued.status == "completed"
+            spans = receiver.trace(caller, root="invoke_workflow background-report")
+    finally:
+        redis.Redis.from_url(REDIS_URL).delete(queue)
+    [submit] = [s for s in spans if s.kind == SERVER_KIND]
+    assert (submit.service, submit.name, submit.parent_id) == ("lgos-api", ROOT, "9" * 16)
+    assert submit.events == ("lgos.background.queued",)
+    # Run by the worker process, under the request that submitted it.
+    [run] = [s for s in spans if s.name == "invoke_workflow background-report"]
+    assert (run.service, run.parent_id) == ("lgos-worker", submit.span_id)
+    assert run.attributes["lgos.run.outcome"] == "completed"
+    chat = chat_span(spans)
+    assert (chat.service, chat.parent_id) == ("lgos-worker", run.span_id)
+    assert chat.attributes["gen_ai.request.model"]
