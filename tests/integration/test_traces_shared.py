@@ -12,6 +12,7 @@ import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import openai
 import pytest
@@ -19,7 +20,10 @@ import redis
 from lgos.interrupts.ids import run_id_of
 from openai import AsyncOpenAI
 
+from tests.support.advanced import advanced_lgos, create_knowledge, seed_note
 from tests.support.clients import sdk_client, sdk_pair_fixture
+from tests.support.files import API_KEY as FILES_KEY
+from tests.support.files import files_client, files_service
 from tests.support.graphs import SCRIPTED_TEXT
 from tests.support.interrupts import answer
 from tests.support.lgos_processes import api_process, worker_process
@@ -28,6 +32,7 @@ from tests.support.servers import Server
 from tests.support.shared_state import REDIS_URL, shared_env
 
 SERVER_KIND = 2  # OTLP's SPAN_KIND_SERVER
+CLIENT_KIND = 3
 ROOT = "POST /v1/responses"
 RESUME = "lgos.resume interruptible-approval"
 
@@ -286,3 +291,76 @@ async def test_a_background_run_in_the_worker_joins_the_submitters_trace(
     chat = chat_span(spans)
     assert (chat.service, chat.parent_id) == ("lgos-worker", run.span_id)
     assert chat.attributes["gen_ai.request.model"]
+
+
+async def test_a_knowledge_search_is_a_retrieval_span_over_the_files_services_spans(
+    env: dict[str, str], receiver: OTLPReceiver
+) -> None:
+    tmp = Path(env["LGOS_STATE_DIR"])
+    otlp = {k: v for k, v in env.items() if k.startswith("OTEL_")}
+    (tmp / "files").mkdir()
+    with files_service(tmp / "files", FILES_KEY, **otlp) as files:
+        async with files_client(f"{files.server.url}/v1") as sdk:
+            store_id = await create_knowledge(sdk, "traced-knowledge")
+            note = await seed_note(sdk, store_id, "canaries.md", "Canaries go out first.")
+        graph_env = {
+            **env,
+            "OTEL_SERVICE_NAME": "lgos-knowledge",
+            "DEMO_API_FILES_BASE_URL": f"{files.server.url}/v1",
+            "DEMO_API_FILES_API_KEY": FILES_KEY,
+            "DEMO_API_VECTOR_STORE_ID": store_id,
+        }
+        with advanced_lgos(tmp, graph_env, name="knowledge") as server:
+            async with sdk_client(f"{server.url}/v1") as lgos:
+                found = await lgos.responses.create(
+                    model="advanced-graph",
+                    input="Search my knowledge for canaries.",
+                    extra_headers=traceparent("da" * 16, "a" * 16),
+                )
+                attachment: Any = [
+                    {"type": "input_text", "text": "What does this note say?"},
+                    {"type": "input_file", "file_id": note},
+                ]
+                read = await lgos.responses.create(
+                    model="advanced-graph",
+                    input=[{"role": "user", "content": attachment}],
+                    extra_headers=traceparent("db" * 16, "b" * 16),
+                )
+        assert f"(file id {note})" in found.output_text
+        assert read.status == "completed"
+        retrieval_name = f"retrieval {store_id}"
+        spans = receiver.trace("da" * 16, root=retrieval_name)
+        search = "POST /v1/vector_stores/{vector_store_id}/search"
+        deadline = asyncio.get_running_loop().time() + 10
+        while not [s for s in spans if s.name == search]:  # the Files service exports apart
+            assert asyncio.get_running_loop().time() < deadline, sorted(s.name for s in spans)
+            await asyncio.sleep(0.1)
+            spans = receiver.trace("da" * 16, root=retrieval_name)
+    [retrieval] = [s for s in spans if s.name == retrieval_name]
+    assert (retrieval.service, retrieval.kind) == ("lgos-knowledge", CLIENT_KIND)
+    assert retrieval.attributes["gen_ai.operation.name"] == "retrieval"
+    assert retrieval.attributes["gen_ai.data_source.id"] == store_id
+    assert retrieval.attributes["gen_ai.request.top_k"] > 0
+    assert retrieval.attributes["lgos.retrieval.documents.count"] >= 1
+    assert f":{retrieval.attributes['server.port']}" in files.server.url
+    # The query and the documents found are opt-in content.
+    assert "gen_ai.retrieval.query.text" not in retrieval.attributes
+    assert "gen_ai.retrieval.documents" not in retrieval.attributes
+    [served] = [s for s in spans if s.name == search]
+    assert (served.service, served.parent_id) == ("files", retrieval.span_id)
+    # An attachment is read under a files.read span, the Files service's spans under it.
+    reading = receiver.trace("db" * 16, root="files.read")
+    [files_read] = [s for s in reading if s.name == "files.read"]
+    assert (files_read.kind, files_read.attributes["lgos.file.id"]) == (CLIENT_KIND, note)
+    while len([s for s in reading if s.parent_id == files_read.span_id]) < 2:
+        assert asyncio.get_running_loop().time() < deadline + 10, sorted(s.name for s in reading)
+        await asyncio.sleep(0.1)
+        reading = receiver.trace("db" * 16, root="files.read")
+    assert sorted(s.name for s in reading if s.parent_id == files_read.span_id) == [
+        "GET /v1/files/{file_id}",
+        "GET /v1/files/{file_id}/content",
+    ]
+    # In the request's trace: graph code runs in the context of the request's server span.
+    [lgos_server] = [s for s in spans if s.kind == SERVER_KIND and s.service == "lgos-knowledge"]
+    assert lgos_server.parent_id == "a" * 16
+    assert retrieval.parent_id == lgos_server.span_id
