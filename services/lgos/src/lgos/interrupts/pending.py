@@ -34,7 +34,9 @@ async def pending_runs(saver: Any) -> dict[str, int]:
     """Graph name → paused runs, from the saver LGOS opened (PostgreSQL or SQLite)."""
     like = f"{THREAD_PREFIX}%"
     rows: list[tuple[str | None, int]]
-    if hasattr(saver.conn, "connection"):  # a psycopg pool
+    from psycopg_pool import AsyncConnectionPool
+
+    if isinstance(saver.conn, AsyncConnectionPool):
         async with saver.conn.connection() as conn, conn.transaction():
             await conn.execute(f"SET LOCAL statement_timeout = {TIMEOUT_MS}")
             cursor = await conn.execute(_POSTGRES, (like,))
