@@ -8,6 +8,9 @@ parser and compared with the traffic the test sent.
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -20,6 +23,7 @@ from openai import AsyncOpenAI
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.support.files import FilesProcess, files_client
+from tests.support.interrupts import answer
 from tests.support.lgos_processes import api_process, worker_process
 from tests.support.servers import Server
 from tests.support.shared_state import REDIS_URL, shared_env
@@ -151,6 +155,38 @@ async def test_the_background_queue_and_the_worker(
         assert value(seen, "lgos_worker_running_jobs") == 0
         assert value(seen, "lgos_runs_total", graph="background-report", outcome="completed") == 1
     assert value(scrape(a), "lgos_background_queue_depth") == 0
+
+
+async def test_paused_interrupt_runs_are_counted_from_the_shared_store(
+    two_apis: tuple[Server, Server], sdks: tuple[AsyncOpenAI, AsyncOpenAI], env: dict[str, str]
+) -> None:
+    a, b = two_apis
+    sa, sb = sdks
+    pending = "lgos_interrupt_runs_pending"
+    graph = "parallel-interrupts"
+    # Every graph that declares interrupts is listed, at 0 before any pause.
+    assert (pending, frozenset({("graph", "double-interrupt")})) in scrape(a)
+    before = value(scrape(a), pending, graph=graph)
+    first = await sa.responses.create(model=graph, input="one")
+    second = await sb.responses.create(model=graph, input="two")
+    assert [item.type for item in first.output] == ["function_call", "function_call"]
+    for server in (a, b):  # paused in different processes, counted by either
+        assert value(scrape(server), pending, graph=graph) - before == 2
+    done = await sa.responses.create(
+        model=graph,
+        previous_response_id=second.id,
+        input=[answer(call, "yes") for call in second.output],
+    )
+    assert done.output_text == "left=yes right=yes"
+    assert value(scrape(b), pending, graph=graph) - before == 1
+    assert value(scrape(b), pending, graph="double-interrupt") == 0
+    # Expiry (the sweep, in a process of its own) takes the other one off.
+    sweep = [sys.executable, "-m", "lgos", "sweep", "--ttl", "0"]
+    swept = await asyncio.to_thread(
+        subprocess.run, sweep, env={**os.environ, **env}, capture_output=True, timeout=60
+    )
+    assert swept.returncode == 0, swept.stderr
+    assert value(scrape(a), pending, graph=graph) == 0
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,9 @@
 """``lgos serve --workers 2``: two processes on one port sharing real PostgreSQL and Redis.
 
-Every request goes through the official SDK. A client pinned to one connection (keep-alive) stays
-on one process, which the answers of ``tests.support.process_graphs`` name, so a test can pause a
-review in one process and answer it in the other on purpose.
+Every request goes through the official SDK; ``/metrics`` is read with prometheus_client's parser.
+A client pinned to one connection (keep-alive) stays on one process, which the answers of
+``tests.support.process_graphs`` name, so a test can pause a review in one process and answer it
+in the other on purpose.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 from openai import AsyncOpenAI
+from prometheus_client.parser import text_string_to_metric_families
 
 from tests.support.clients import sdk_client
 from tests.support.interrupts import answer
@@ -42,6 +44,27 @@ def children(pid: int) -> set[int]:
             if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"spawn_main" in command:
                 found.add(int(entry.name))
     return found
+
+
+def metrics_dir(supervisor: int) -> Path:
+    """The multiprocess metrics directory the server processes were given."""
+    (child, *_) = children(supervisor)
+    environ = (Path("/proc") / str(child) / "environ").read_bytes().split(b"\0")
+    (found,) = [v for v in environ if v.startswith(b"PROMETHEUS_MULTIPROC_DIR=")]
+    return Path(found.split(b"=", 1)[1].decode())
+
+
+def scraped(server: Server, name: str, **labels: str) -> float:
+    """The sum of ``name``'s samples on ``/metrics`` whose labels include ``labels``."""
+    response = httpx.get(f"{server.url}/metrics", timeout=10)
+    assert response.status_code == 200
+    wanted = set(labels.items())
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(response.text)
+        for sample in family.samples
+        if sample.name == name and wanted <= set(sample.labels.items())
+    )
 
 
 @contextmanager
@@ -134,6 +157,26 @@ async def test_racing_requests_are_served_by_both_processes(workers: Server) -> 
     assert len(set(served)) == 2, served
 
 
+async def test_one_scrape_counts_the_requests_of_every_process(
+    workers: Server, pinned: dict[int, AsyncOpenAI]
+) -> None:
+    (first, a), (second, b) = pinned.items()
+    directory = metrics_dir(workers.process.pid)
+    # No directory was configured: the supervisor made a private one.
+    assert "PROMETHEUS_MULTIPROC_DIR" not in os.environ
+    assert directory.is_dir() and directory.stat().st_mode & 0o077 == 0
+    runs = {"graph": "serving-process", "outcome": "completed"}
+    before = scraped(workers, "lgos_runs_total", **runs)
+    for _ in range(3):
+        assert await served_by(a) == first
+    for _ in range(2):
+        assert await served_by(b) == second
+    # Whichever process answers the scrape, it reports both: 3 + 2.
+    for _ in range(4):
+        assert scraped(workers, "lgos_runs_total", **runs) - before == 5
+    assert {f"counter_{first}.db", f"counter_{second}.db"} <= set(os.listdir(directory))
+
+
 async def test_a_review_paused_in_one_process_is_answered_in_the_other(
     pinned: dict[int, AsyncOpenAI],
 ) -> None:
@@ -174,7 +217,10 @@ async def test_racing_answers_to_one_review_from_both_processes_resume_it_once(
 async def test_a_process_that_dies_is_replaced_while_the_other_serves(
     workers: Server, pinned: dict[int, AsyncOpenAI]
 ) -> None:
-    (dead, _), (alive, survivor) = pinned.items()
+    (dead, doomed), (alive, survivor) = pinned.items()
+    stream = await doomed.responses.create(model="serving-process-slow", input="who?", stream=True)
+    assert (await anext(aiter(stream))).type == "response.created"
+    assert scraped(workers, "lgos_open_streams") == 1
     os.kill(dead, signal.SIGKILL)
     assert await served_by(survivor) == alive  # the survivor goes on meanwhile
     deadline = time.monotonic() + 90
@@ -191,11 +237,18 @@ async def test_a_process_that_dies_is_replaced_while_the_other_serves(
                 continue
             break
     assert served == {alive, *replacements}
+    # The stream open in the killed process no longer counts as open.
+    assert scraped(workers, "lgos_open_streams") == 0
+    with suppress(Exception):
+        await stream.close()
 
 
 async def test_sigterm_drains_the_streams_open_in_every_process(stopping: Server) -> None:
     async with AsyncExitStack() as stack:
-        await drained(stopping, await pinned_clients(stopping, stack))
+        pinned = await pinned_clients(stopping, stack)
+        directory = metrics_dir(stopping.process.pid)
+        await drained(stopping, pinned)
+    assert not directory.exists()  # the supervisor removed its metrics directory
 
 
 async def drained(stopping: Server, pinned: dict[int, AsyncOpenAI]) -> None:

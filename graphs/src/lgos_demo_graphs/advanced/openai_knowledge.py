@@ -22,6 +22,12 @@ from lgos_demo_graphs.advanced.knowledge import (
     KnowledgeHit,
     KnowledgeUnavailableError,
 )
+from lgos_demo_graphs.advanced.knowledge_spans import (
+    FILE_ID,
+    client_span,
+    record_documents,
+    retrieval_span,
+)
 from lgos_demo_graphs.advanced.settings import KnowledgeSettings
 from lgos_demo_graphs.model import traced_async_client
 
@@ -56,14 +62,16 @@ def _secret(value: object) -> str | None:
 
 class OpenAIFileReader:
     def __init__(self, settings: KnowledgeSettings) -> None:
+        self.files_url = settings.files_base_url
         self.files = _client(
             settings.files_base_url, _secret(settings.files_api_key), settings.files_timeout
         )
 
     async def read(self, file_id: str, max_chars: int) -> Attachment:
-        async with _translated():
-            meta = await self.files.files.retrieve(file_id)
-            content = await self.files.files.content(file_id)
+        with client_span("files.read", self.files_url, **{FILE_ID: file_id}):
+            async with _translated():
+                meta = await self.files.files.retrieve(file_id)
+                content = await self.files.files.content(file_id)
         data = content.content
         try:
             text: str | None = data.decode("utf-8")[:max_chars]
@@ -77,6 +85,8 @@ class OpenAIKnowledge:
 
     def __init__(self, settings: KnowledgeSettings, vector_store_id: str) -> None:
         self.vector_store_id = vector_store_id
+        self.files_url = settings.files_base_url
+        self.store_url = settings.store_base_url
         self.files = _client(
             settings.files_base_url, _secret(settings.files_api_key), settings.files_timeout
         )
@@ -85,48 +95,57 @@ class OpenAIKnowledge:
         )
 
     async def search(self, query: str, limit: int) -> list[KnowledgeHit]:
-        async with _translated():
-            page = await self.stores.vector_stores.search(
-                self.vector_store_id, query=query, max_num_results=limit
-            )
-        return [
-            KnowledgeHit(
-                hit.file_id,
-                hit.filename,
-                " ".join(part.text for part in hit.content if part.type == "text"),
-                hit.score,
-            )
-            for hit in page.data
-        ]
+        with retrieval_span(self.store_url, self.vector_store_id, limit, query) as span:
+            async with _translated():
+                page = await self.stores.vector_stores.search(
+                    self.vector_store_id, query=query, max_num_results=limit
+                )
+            hits = [
+                KnowledgeHit(
+                    hit.file_id,
+                    hit.filename,
+                    " ".join(part.text for part in hit.content if part.type == "text"),
+                    hit.score,
+                )
+                for hit in page.data
+            ]
+            record_documents(span, hits)
+        return hits
 
     async def find_upload(self, filename: str, digest: str) -> str | None:
-        async with _translated():
-            async for file in self.files.files.list(purpose=NOTE_PURPOSE, order="desc"):
-                if file.filename != filename:
-                    continue
-                content = await self.files.files.content(file.id)
-                if hashlib.sha256(content.content).hexdigest() == digest:
-                    return file.id
+        with client_span("files.find_upload", self.files_url) as span:
+            async with _translated():
+                async for file in self.files.files.list(purpose=NOTE_PURPOSE, order="desc"):
+                    if file.filename != filename:
+                        continue
+                    content = await self.files.files.content(file.id)
+                    if hashlib.sha256(content.content).hexdigest() == digest:
+                        span.set_attribute(FILE_ID, file.id)
+                        return file.id
         return None
 
     async def upload(self, filename: str, content: bytes) -> str:
-        async with _translated():
-            created = await self.files.files.create(
-                file=(filename, content, "text/markdown"), purpose=NOTE_PURPOSE
-            )
+        with client_span("files.upload", self.files_url) as span:
+            async with _translated():
+                created = await self.files.files.create(
+                    file=(filename, content, "text/markdown"), purpose=NOTE_PURPOSE
+                )
+            span.set_attribute(FILE_ID, created.id)
         return created.id
 
     async def index(self, file_id: str, wait_seconds: float) -> IndexStatus:
         deadline = time.monotonic() + wait_seconds
-        async with _translated():
-            attached = await self.stores.vector_stores.files.create(
-                vector_store_id=self.vector_store_id, file_id=file_id
-            )
-            while attached.status == "in_progress" and time.monotonic() < deadline:
-                await asyncio.sleep(_POLL_SECONDS)
-                attached = await self.stores.vector_stores.files.retrieve(
-                    file_id, vector_store_id=self.vector_store_id
+        with client_span("vector_stores.index", self.store_url, **{FILE_ID: file_id}) as span:
+            async with _translated():
+                attached = await self.stores.vector_stores.files.create(
+                    vector_store_id=self.vector_store_id, file_id=file_id
                 )
+                while attached.status == "in_progress" and time.monotonic() < deadline:
+                    await asyncio.sleep(_POLL_SECONDS)
+                    attached = await self.stores.vector_stores.files.retrieve(
+                        file_id, vector_store_id=self.vector_store_id
+                    )
+            span.set_attribute("lgos.index.status", attached.status)
         if attached.status == "completed":
             return "completed"
         return "in_progress" if attached.status == "in_progress" else "failed"

@@ -34,6 +34,7 @@ from lgos.errors import (
     ServiceUnavailableError,
     error_envelope,
 )
+from lgos.interrupts.pending import TIMEOUT_MS, pending_runs
 from lgos.interrupts.runs import SecondInterruptError
 from lgos.interrupts.sweep import sweep_forever
 from lgos.loop_lag import probe_loop_lag
@@ -126,7 +127,13 @@ def create_app(
         app.add_middleware(APIKeyAuth, keys=settings.api_keys)
     _install_error_handlers(app)
     install_request_context(app, service="lgos")
-    metrics.install_route(app, (functools.partial(_queue_readings, state),))
+    metrics.install_route(
+        app,
+        (
+            functools.partial(_queue_readings, state),
+            functools.partial(_pending_readings, state),
+        ),
+    )
     return app
 
 
@@ -142,6 +149,30 @@ async def _queue_readings(state: AppState) -> metrics.Readings:
             "Age of the oldest background job still waiting for a worker.",
             oldest,
         ),
+    }
+
+
+PENDING_TIMEOUT = TIMEOUT_MS / 1000 + 1
+"""Seconds a scrape waits for the paused-run count, opening the store included."""
+
+
+async def _pending_readings(state: AppState) -> metrics.Readings:
+    """Paused interrupt runs per graph, counted in the shared checkpoint store at scrape time
+    (every graph that declares interrupts is listed, with 0 when none is paused)."""
+    graphs = [n for n, c in state.registry.items() if GraphFeature.INTERRUPTS in c.features]
+    if not graphs:
+        return {}
+
+    async def count() -> dict[str, int]:
+        return await pending_runs((await state.interrupts.service()).saver)
+
+    counts = await asyncio.wait_for(count(), timeout=PENDING_TIMEOUT)
+    by_graph = {**dict.fromkeys(graphs, 0.0), **{g: float(n) for g, n in counts.items()}}
+    return {
+        "lgos_interrupt_runs_pending": (
+            "Interrupt runs paused awaiting an answer, by graph.",
+            metrics.Labelled("graph", by_graph),
+        )
     }
 
 

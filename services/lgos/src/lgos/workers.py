@@ -8,14 +8,23 @@ before the supervisor exits. Every server process builds the app itself (a fresh
 nothing is inherited but the environment) and tunes its own collector. What one request leaves
 for the next (checkpoints, run leases, background jobs) lives in PostgreSQL and Redis, which
 the processes share, so any of them answers any follow-up.
+
+``/metrics`` on the shared port answers for every process: unless the operator named a
+``PROMETHEUS_MULTIPROC_DIR``, the supervisor makes a private one for the processes it spawns
+(fresh, so no stale file counts) and removes it when it exits.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from fastapi import FastAPI
+from service_kit import metrics
 from service_kit.logs import configure_logging
 from service_kit.serve import serve
 from service_kit.tracing import configure_tracing
@@ -73,17 +82,39 @@ def worker_environment(settings: LGOSSettings) -> dict[str, str]:
 def serve_workers(settings: LGOSSettings, *, grace: float) -> None:
     """Serve with ``settings.workers`` processes until SIGTERM or SIGINT."""
     os.environ.update(worker_environment(settings))
-    logger.info("starting workers", extra={"workers": settings.workers, "port": settings.port})
-    serve(
-        FACTORY,
-        factory=True,
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level,
-        workers=settings.workers,
-        timeout_graceful_shutdown=grace,
-        timeout_worker_healthcheck=HEALTHCHECK_TIMEOUT,
-    )
+    with metrics_directory() as directory:
+        logger.info(
+            "starting workers",
+            extra={"workers": settings.workers, "port": settings.port, "metrics_dir": directory},
+        )
+        serve(
+            FACTORY,
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            log_level=settings.log_level,
+            workers=settings.workers,
+            timeout_graceful_shutdown=grace,
+            timeout_worker_healthcheck=HEALTHCHECK_TIMEOUT,
+        )
+
+
+@contextmanager
+def metrics_directory() -> Iterator[str]:
+    """The multiprocess metrics directory the server processes share: the operator's, or a
+    private temporary one removed on exit (each process picks it up from the environment
+    before it creates a metric, so it is set before any is spawned)."""
+    given = metrics.multiprocess_dir()
+    if given is not None:
+        yield given
+        return
+    directory = tempfile.mkdtemp(prefix="lgos-metrics-")
+    os.environ[metrics.MULTIPROC_ENV] = directory
+    try:
+        yield directory
+    finally:
+        del os.environ[metrics.MULTIPROC_ENV]
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def create_worker_app() -> FastAPI:
@@ -91,6 +122,7 @@ def create_worker_app() -> FastAPI:
     settings = LGOSSettings()
     configure_logging(settings.log_level)
     configure_tracing("lgos")
+    metrics.forget_dead_processes()  # the process this one replaces may have been killed
     app = create_app(
         load_registries(*served(settings.registry, settings.app_dir, settings.project)), settings
     )

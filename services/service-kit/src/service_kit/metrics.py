@@ -9,7 +9,8 @@ correctly through prometheus_client's multiprocess mode: when ``PROMETHEUS_MULTI
 a directory, each process writes its samples there and any process's ``/metrics`` answers the
 sum of all (counters and histograms summed; live gauges summed over the processes still
 running). The directory must be empty when the first process starts (the supervisor's job); a
-process that stops removes its live gauges (:func:`mark_process_dead`).
+process that stops removes its live gauges (:func:`mark_process_dead`), and one killed before it
+could is forgotten by the next process that starts (:func:`forget_dead_processes`).
 
 Values measured at scrape time (queue depth, backlogs) come from ``gauges`` callbacks the
 service passes to :func:`exposition`: they are asked by the process answering, once per scrape,
@@ -19,7 +20,9 @@ and never written to the shared directory.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from prometheus_client import (
@@ -111,8 +114,17 @@ FILES_UPLOAD_BYTES = Counter(
     "Bytes of the files uploaded.",
 )
 
-#: A scrape-time reading: metric name → (help, value).
-Readings = Mapping[str, tuple[str, float]]
+
+@dataclass(frozen=True)
+class Labelled:
+    """A scrape-time reading with one label: label value → value."""
+
+    label: str
+    values: Mapping[str, float]
+
+
+#: A scrape-time reading: metric name → (help, value or labelled values).
+Readings = Mapping[str, tuple[str, float | Labelled]]
 GaugeSource = Callable[[], Awaitable[Readings]]
 
 
@@ -133,10 +145,16 @@ class _Readings(Collector):
         self.readings = readings
 
     def collect(self) -> list[GaugeMetricFamily]:
-        return [
-            GaugeMetricFamily(name, help_text, value=value)
-            for name, (help_text, value) in self.readings.items()
-        ]
+        families = []
+        for name, (help_text, value) in self.readings.items():
+            if isinstance(value, Labelled):
+                family = GaugeMetricFamily(name, help_text, labels=[value.label])
+                for label, number in sorted(value.values.items()):
+                    family.add_metric([label], number)
+            else:
+                family = GaugeMetricFamily(name, help_text, value=value)
+            families.append(family)
+        return families
 
 
 async def exposition(gauges: tuple[GaugeSource, ...] = ()) -> bytes:
@@ -145,7 +163,7 @@ async def exposition(gauges: tuple[GaugeSource, ...] = ()) -> bytes:
     A reading that fails (its database is down) is left out; the scrape still answers.
     """
     text = generate_latest(_registry())
-    readings: dict[str, tuple[str, float]] = {}
+    readings: dict[str, tuple[str, float | Labelled]] = {}
     for source in gauges:
         try:
             readings.update(await source())
@@ -163,6 +181,34 @@ def mark_process_dead(pid: int | None = None) -> None:
     directory = multiprocess_dir()
     if directory is not None:
         multiprocess.mark_process_dead(pid or os.getpid(), directory)  # type: ignore[no-untyped-call]
+
+
+_LIVE_GAUGE_FILE = re.compile(r"gauge_live[a-z]+_(\d+)\.db")
+
+
+def forget_dead_processes() -> set[int]:
+    """Drop the live gauges of processes that are gone without :func:`mark_process_dead` (killed),
+    so a stream open in a killed process does not count as open forever; their counters stay."""
+    directory = multiprocess_dir()
+    if directory is None:
+        return set()
+    dead = set()
+    for name in os.listdir(directory):
+        if (found := _LIVE_GAUGE_FILE.fullmatch(name)) and not _running(int(found[1])):
+            dead.add(int(found[1]))
+    for pid in dead:
+        mark_process_dead(pid)
+    return dead
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def record_response(

@@ -7,8 +7,8 @@ variables (headers, timeout, protocol details). Without it, OpenTelemetry's API 
 the W3C ``traceparent`` a caller sent is still passed on unchanged.
 
 GenAI span and attribute names live here, in one place (the conventions are "Development").
-Message content is never recorded: content capture
-(``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``) is not offered.
+Message content is not recorded unless the standard opt-in
+``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` says so (:func:`capture_message_content`).
 """
 
 from __future__ import annotations
@@ -33,6 +33,11 @@ AGENT_NAME = "gen_ai.agent.name"
 TOOL_NAME = "gen_ai.tool.name"
 TOOL_CALL_ID = "gen_ai.tool.call.id"
 TOOL_TYPE = "gen_ai.tool.type"
+INPUT_MESSAGES = "gen_ai.input.messages"
+OUTPUT_MESSAGES = "gen_ai.output.messages"
+#: The opt-in's values that put content on spans (``true``, or the newer instrumentations'
+#: span modes); anything else, and unset, records none.
+CAPTURE_ON = frozenset({"true", "span_only", "span_and_event"})
 
 
 #: FastAPI's own telemetry, off: :mod:`service_kit.request_context` makes the one server span
@@ -73,6 +78,12 @@ def configure_tracing(service: str) -> bool:
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     trace.set_tracer_provider(provider)
     return True
+
+
+def capture_message_content() -> bool:
+    """Whether chat spans carry the messages sent and received (off unless opted in)."""
+    value = os.environ.get("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "")
+    return value.strip().lower() in CAPTURE_ON
 
 
 def tracer() -> Tracer:

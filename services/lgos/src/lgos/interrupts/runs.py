@@ -53,6 +53,8 @@ class InterruptRun:
     response_id: str
     command: Command[Any] | None = None
     resumed_tasks: frozenset[str] = frozenset()
+    asked: dict[str, Any] = field(default_factory=dict)
+    """A resume's paused batch: interrupt id → the payload the graph asked with."""
     paused: bool = field(default=False)
     heartbeat: asyncio.Task[None] | None = field(default=None, repr=False)
     finished: bool = field(default=False)
@@ -142,6 +144,7 @@ class InterruptService:
             await self.coordinator.release(lease)
             raise
         run.command = Command(resume=answers)
+        run.asked = {interrupt_id: payload for interrupt_id, (_, payload) in pending.items()}
         run.resumed_tasks = frozenset(task for task, _ in pending.values())
         return self._keep_alive(run)
 

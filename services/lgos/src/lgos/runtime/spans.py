@@ -3,19 +3,28 @@
 ``invoke_workflow <graph>`` covers the run (``gen_ai.conversation.id`` from the request's
 ``metadata.conversation_id``); LangChain callbacks open ``chat <model>`` for each model call and
 ``execute_tool <name>`` for each tool, under the nearest traced ancestor (else the run span).
-Nothing is recorded when tracing is off, and message content never is.
+Answering a paused run adds ``lgos.resume <graph>`` beside it: the lease and the check of the
+answers against the paused batch, with the run id and the kind of each answer (never its text).
+Nothing is recorded when tracing is off. Message content is recorded only when
+``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` opts in: then each ``chat`` span carries
+``gen_ai.input.messages`` and ``gen_ai.output.messages`` (see :mod:`lgos.runtime.content`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import BaseMessage
 from langchain_core.outputs import LLMResult
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, StatusCode
 from service_kit import tracing
+
+from lgos.runtime import content
 
 
 def start_run_span(graph: str, conversation_id: str | None) -> Span:
@@ -27,6 +36,49 @@ def start_run_span(graph: str, conversation_id: str | None) -> Span:
     )
 
 
+RUN_ID = "lgos.run.id"
+ANSWER_KINDS = "lgos.interrupt.answer.kinds"
+ANSWER_CHOICES = "lgos.interrupt.answer.choices"
+
+
+def answer_kind(asked: Any, answer: str) -> str:
+    """``choice`` when ``answer`` is one of the ``choices`` the interrupt offered, else ``text``."""
+    choices = asked.get("choices") if isinstance(asked, Mapping) else None
+    if isinstance(choices, list) and answer in [str(c) for c in choices]:
+        return "choice"
+    return "text"
+
+
+@contextmanager
+def resume_span(graph: str, run_id: UUID) -> Iterator[Span]:
+    """The span of answering the paused run ``run_id``; an error (a busy run, answers that do
+    not match the batch) is recorded by its code and raised on."""
+    attributes = {tracing.AGENT_NAME: graph, RUN_ID: str(run_id)}
+    with tracing.tracer().start_as_current_span(
+        f"lgos.resume {graph}",
+        kind=SpanKind.INTERNAL,
+        attributes=attributes,
+        record_exception=False,
+        set_status_on_exception=False,
+    ) as span:
+        try:
+            yield span
+        except Exception as error:
+            span.set_attribute("error.type", getattr(error, "code", None) or type(error).__name__)
+            span.set_status(StatusCode.ERROR)
+            raise
+
+
+def record_answers(span: Span, asked: Mapping[str, Any], answers: Mapping[str, str]) -> None:
+    """Each answer's kind, by interrupt id; the offered choice for answers that picked one
+    (a value the graph offered, not the user's text)."""
+    ordered = [(answers[key], answer_kind(asked.get(key), answers[key])) for key in sorted(answers)]
+    span.set_attribute(ANSWER_KINDS, [kind for _, kind in ordered])
+    picked = [answer for answer, kind in ordered if kind == "choice"]
+    if picked:
+        span.set_attribute(ANSWER_CHOICES, picked)
+
+
 class SpanRecorder(BaseCallbackHandler):
     """Model and tool spans of one run, children of ``root`` (or of a traced ancestor)."""
 
@@ -34,6 +86,7 @@ class SpanRecorder(BaseCallbackHandler):
 
     def __init__(self, root: Span) -> None:
         self.root = root
+        self.capture = tracing.capture_message_content()
         self.spans: dict[UUID, Span] = {}
         self.parents: dict[UUID, UUID | None] = {}
 
@@ -98,6 +151,9 @@ class SpanRecorder(BaseCallbackHandler):
                 tracing.REQUEST_MODEL: model,
             },
         )
+        span = self.spans[run_id]
+        if self.capture and messages and span.is_recording():
+            span.set_attribute(tracing.INPUT_MESSAGES, content.input_messages(messages[0]))
 
     def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
         span = self.spans.get(run_id)
@@ -107,7 +163,11 @@ class SpanRecorder(BaseCallbackHandler):
             meta = getattr(message, "response_metadata", None) or {}
             usage = getattr(message, "usage_metadata", None) or {}
             response_id = meta.get("id") or getattr(message, "id", None)
-            reason = meta.get("finish_reason") or meta.get("status")
+            reason = _finish_reason(message)
+            if self.capture:
+                choices = [getattr(g, "message", None) for g in response.generations[0]]
+                returned = [m for m in choices if isinstance(m, BaseMessage)]
+                span.set_attribute(tracing.OUTPUT_MESSAGES, content.output_messages(returned))
             for key, value in (
                 (tracing.RESPONSE_ID, response_id),
                 (tracing.RESPONSE_MODEL, meta.get("model_name") or meta.get("model")),
@@ -149,3 +209,8 @@ class SpanRecorder(BaseCallbackHandler):
 
     def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         self._end(run_id, error)
+
+
+def _finish_reason(message: Any) -> Any:
+    meta = getattr(message, "response_metadata", None) or {}
+    return meta.get("finish_reason") or meta.get("status")

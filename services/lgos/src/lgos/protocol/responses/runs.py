@@ -23,6 +23,7 @@ from lgos.protocol.cancel import run_or_cancel
 from lgos.protocol.responses.decode import DecodedResponsesRequest
 from lgos.runtime.events import RunOutcome
 from lgos.runtime.runner import GraphRunner, RunPlan
+from lgos.runtime.spans import record_answers, resume_span
 from lgos.scope import scope_hash
 from lgos.state import AppState
 
@@ -81,9 +82,11 @@ async def open_run(
         if resume is None:
             run = await service.start(runner.graph, trusted, runner.model, run_id)
         else:
-            run = await service.resume(
-                runner.graph, trusted, runner.model, resume.run_id, resume.answers
-            )
+            with resume_span(runner.model, resume.run_id) as span:
+                run = await service.resume(
+                    runner.graph, trusted, runner.model, resume.run_id, resume.answers
+                )
+                record_answers(span, run.asked, resume.answers)
     context.bind(run_id=str(run.run_id), response_id=run.response_id)
     try:
         plan = service.prepare(runner, decoded.graph_request, run)
