@@ -172,6 +172,32 @@ def test_a_server_venv_whose_pip_install_fails_is_retried(tmp_path: Path, tools:
     assert "failed (pip exit <n>: <pip's last error>); full output: .dev/install/" in PAGE
 
 
+def test_a_full_disk(tmp_path: Path, tools: Path) -> None:
+    # A 2 MiB tmpfs as the tools folder, mounted in a mount namespace of this command alone.
+    unshare = shutil.which("unshare")
+    if os.geteuid() != 0 or unshare is None:
+        pytest.skip("mounting a small tmpfs needs root and unshare")
+    stamp, log = tools / "postgres" / ".installed", tmp_path / "state" / "install" / "postgres.log"
+    script = (
+        f'mount -t tmpfs -o size=2m tmpfs "{tools}" && mkdir -p "{tools}/bin" '
+        f'&& touch "{tools}/bin/uv" && exec "{MAKE}" --no-print-directory TOOLS="{tools}" "{stamp}"'
+    )
+    result = subprocess.run(
+        [unshare, "--mount", "--", "sh", "-c", script],
+        cwd=ROOT,
+        env=refusing_network(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert one_line(result) == (
+        f"installing postgres into {tools / 'postgres'} failed (venv exit 1: disk full: 0 MiB "
+        f"free); full output: {log}; free some disk space (df -h)"
+    )
+    assert "failed (<tool> exit <n>: disk full: <n> MiB free)" in PAGE
+
+
 def test_the_uv_bootstrap_whose_pip_install_fails(tmp_path: Path) -> None:
     tools = tmp_path / ".tools"
     log = tmp_path / "state" / "install" / "uv.log"
@@ -199,3 +225,28 @@ def test_the_workspace_sync_that_cannot_download(tmp_path: Path) -> None:
     assert "error:" in log.read_text() and "error:" not in result.stdout
     assert not (venv / ".synced").exists()
     assert "failed (uv exit <n>: <uv's error>: <its root cause>)" in PAGE
+
+
+def test_the_docs_mermaid_bundle_that_npm_cannot_fetch(tmp_path: Path) -> None:
+    tools = tmp_path / ".tools"
+    refused = f"http://127.0.0.1:{free_port()}/"
+    env = {
+        **refusing_network(tmp_path),
+        "npm_config_registry": refused,
+        "npm_config_fetch_retries": "0",
+        "npm_config_cache": str(tmp_path / "npm-cache"),
+    }
+    version = re.search(r"MERMAID_VERSION := (\S+)", (ROOT / "Makefile").read_text())
+    assert version
+    stamp = tools / "mermaid" / f".installed-{version.group(1)}"
+    log = tmp_path / "state" / "install" / "mermaid.log"
+    result = make(f"TOOLS={tools}", str(stamp), env=env)
+    expected = (
+        rf"installing mermaid into {re.escape(str(tools / 'mermaid'))} failed \(npm exit 1: "
+        rf"FetchError: request to {re.escape(refused)}mermaid failed, reason: connect "
+        rf"ECONNREFUSED 127\.0\.0\.1:\d+\); full output: {re.escape(str(log))}; {re.escape(CHECK)}"
+    )
+    assert re.fullmatch(expected, one_line(result)), result.stderr
+    assert "ECONNREFUSED" in log.read_text() and "npm error" not in result.stdout
+    assert not stamp.exists() and not (tools / "mermaid" / "mermaid.min.js").exists()
+    assert "failed (npm exit <n>: <npm's error>)" in PAGE

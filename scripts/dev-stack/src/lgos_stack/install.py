@@ -26,6 +26,7 @@ from lgos_stack.paths import state_dir
 
 Say = Callable[[str], None]
 CHECK = "check network and disk (df -h)"
+LOW_DISK_MIB = 100
 APT_NEEDS_ROOT = re.compile(r"Permission denied|are you root", re.IGNORECASE)
 NOISE = re.compile(r"complete log of this run|^npm error\s*$|behind a proxy|'proxy' config")
 
@@ -37,6 +38,13 @@ def shown(path: Path) -> str:
         return str(absolute.relative_to(Path.cwd()))
     except ValueError:
         return str(absolute)
+
+
+def free_mib(folder: Path) -> int:
+    """Free space where ``folder`` is (or would be created), in MiB."""
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return shutil.disk_usage(folder).free // 2**20
 
 
 def log_path(name: str) -> Path:
@@ -102,9 +110,16 @@ def step(name: str, into: Path, commands: Sequence[Sequence[str]], cwd: Path | N
                 "ensurepip here; install it (e.g. `sudo apt-get install python3-venv`) "
                 "and run make again"
             )
+        free = free_mib(into)
+        # A full disk makes tools fail with anything but the reason (venv hides ensurepip's).
+        why, fix = (
+            (f"disk full: {free} MiB free", "free some disk space (df -h)")
+            if free < LOW_DISK_MIB
+            else (reason(tool, output), CHECK)
+        )
         raise SystemExit(
-            f"installing {name} into {shown(into)} failed ({tool} exit {status}: "
-            f"{reason(tool, output)}); full output: {shown(log)}; {CHECK}"
+            f"installing {name} into {shown(into)} failed ({tool} exit {status}: {why}); "
+            f"full output: {shown(log)}; {fix}"
         )
 
 
@@ -143,9 +158,15 @@ def apt(package: str, command: str, goal: str, say: Say) -> None:
                 f"installing {package} needs root: run `sudo apt-get install {package}`, "
                 f"or `{again}`"
             )
+        free = free_mib(Path("/var/cache/apt/archives"))
+        why, fix = (
+            (f"disk full: {free} MiB free", "free some disk space (df -h)")
+            if free < LOW_DISK_MIB
+            else (reason("apt-get", output), CHECK)
+        )
         raise SystemExit(
-            f"installing {package} with apt-get failed (apt-get exit {status}: "
-            f"{reason('apt-get', output)}); full output: {shown(log)}; {CHECK}"
+            f"installing {package} with apt-get failed (apt-get exit {status}: {why}); "
+            f"full output: {shown(log)}; {fix}"
         )
 
 
