@@ -101,3 +101,20 @@ def test_without_the_sites_bundle_the_diagram_stays_text(browser: Browser, site:
     assert any("unpkg.com/mermaid" in url for url in refused), refused
     page.screenshot(path=str(screenshot_dir("docs-site-control") / "architecture.png"))
     page.close()
+
+
+def test_the_ui_reference_shows_both_uis_screenshots(browser: Browser, site: str) -> None:
+    shots = screenshot_dir("docs-site-uis")
+    page, _ = offline_page(browser)
+    page.goto(site + "reference/uis/")
+    images = page.locator("article img")
+    images.first.wait_for()
+    sources = images.evaluate_all("imgs => imgs.map(i => [i.src, i.complete && i.naturalWidth])")
+    assert {src.split("/screenshots/")[1].split("/")[0] for src, _ in sources} == {
+        "chainlit",
+        "open-webui",
+    }, sources
+    assert len(sources) == 8 and all(width > 0 for _, width in sources), sources
+    page.locator("article img[src*='open-webui']").first.scroll_into_view_if_needed()
+    page.screenshot(path=str(shots / "uis-open-webui.png"))
+    page.close()
