@@ -120,7 +120,7 @@ def test_the_checker_sees_a_missing_image(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     (tmp_path / "there.png").write_bytes(b"png")
     page.write_text(
-        "# Page\n![ok](there.png) ![gone](gone.png \"title\") [a link](there.png)\n"
+        '# Page\n![ok](there.png) ![gone](gone.png "title") [a link](there.png)\n'
         "```\n![in code](ignored.png)\n```\n![web](https://example.org/x.png)\n"
     )
     assert missing_images(page, tmp_path) == ["page.md: gone.png"]
