@@ -10,7 +10,8 @@ SYNCED := .venv/.synced
 RUN := $(UV) run --frozen
 # Every install step goes through scripts/install.py: its tool's output goes to .dev/install/<name>.log
 # and a failure ends with one line naming the cause and the fix; stamps are touched on success only.
-INSTALL := $(PYTHON) scripts/install.py --goal '$(MAKECMDGOALS)'
+INSTALL := $(PYTHON) -m scripts.install --goal '$(MAKECMDGOALS)' \
+	--logs '$(or $(DEVSTACK_STATE_DIR),.dev)/install'
 # mkdocs-material prints a banner about its successor on every build; the build itself is what counts.
 export NO_MKDOCS_2_WARNING := 1
 

@@ -62,11 +62,6 @@ def unprivileged() -> Iterator[Path]:
         (checkout / "scripts").mkdir(parents=True)
         shutil.copy(ROOT / "Makefile", checkout)
         shutil.copy(ROOT / "scripts" / "install.py", checkout / "scripts")
-        shutil.copytree(
-            ROOT / "scripts" / "dev-stack" / "src",
-            checkout / "scripts" / "dev-stack" / "src",
-            ignore=shutil.ignore_patterns("__pycache__"),
-        )
         (checkout / ".tools" / "bin").mkdir(parents=True)
         (checkout / ".tools" / "bin" / "uv").touch()  # the Redis step's order-only prerequisite
         (folder / "bin").mkdir()
