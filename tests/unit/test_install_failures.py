@@ -222,6 +222,13 @@ def test_the_workspace_sync_that_cannot_download(tmp_path: Path) -> None:
     assert "failed (uv exit <n>: <uv's error>: <its root cause>)" in PAGE
 
 
+def mermaid_stamp(tools: Path) -> Path:
+    """The docs' Mermaid step's stamp, named for the Makefile's pinned version."""
+    version = re.search(r"MERMAID_VERSION := (\S+)", (ROOT / "Makefile").read_text())
+    assert version
+    return tools / "mermaid" / f".installed-{version.group(1)}"
+
+
 def test_the_docs_mermaid_bundle_that_npm_cannot_fetch(tmp_path: Path) -> None:
     tools = tmp_path / ".tools"
     refused = f"http://127.0.0.1:{free_port()}/"
@@ -231,9 +238,7 @@ def test_the_docs_mermaid_bundle_that_npm_cannot_fetch(tmp_path: Path) -> None:
         "npm_config_fetch_retries": "0",
         "npm_config_cache": str(tmp_path / "npm-cache"),
     }
-    version = re.search(r"MERMAID_VERSION := (\S+)", (ROOT / "Makefile").read_text())
-    assert version
-    stamp = tools / "mermaid" / f".installed-{version.group(1)}"
+    stamp = mermaid_stamp(tools)
     log = tmp_path / "state" / "install" / "mermaid.log"
     result = make(f"TOOLS={tools}", str(stamp), env=env)
     expected = (
@@ -245,3 +250,17 @@ def test_the_docs_mermaid_bundle_that_npm_cannot_fetch(tmp_path: Path) -> None:
     assert "ECONNREFUSED" in log.read_text() and "npm error" not in result.stdout
     assert not stamp.exists() and not (tools / "mermaid" / "mermaid.min.js").exists()
     assert "failed (npm exit <n>: <npm's error>)" in PAGE
+
+
+def test_a_missing_install_tool(tmp_path: Path) -> None:
+    # A PATH without npm: the docs' Mermaid step names the tool to install.
+    (tmp_path / "bin").mkdir()
+    python = shutil.which("python3")
+    assert python
+    env = {**refusing_network(tmp_path), "PATH": str(tmp_path / "bin")}
+    tools = tmp_path / ".tools"
+    result = make(f"PYTHON={python}", f"TOOLS={tools}", str(mermaid_stamp(tools)), env=env)
+    assert one_line(result) == (
+        "npm is not installed: install it (e.g. `sudo apt-get install npm`) and run make again"
+    )
+    assert "<tool> is not installed: install it" in PAGE
