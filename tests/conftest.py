@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import faulthandler
 import os
+import sys
+import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -17,6 +20,28 @@ from tests.support.servers import OFFLINE_MODEL_ECHO, Server, free_port, serve, 
 # The Files service's fixtures (databases, moto_server, MiniLM) live beside its other helpers, as
 # does the queue-backed background engine.
 pytest_plugins = ["tests.support.files", "tests.support.queue_engine"]
+
+EXIT_GRACE = 120.0
+"""Seconds the test process may take to exit once the run is over."""
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    # A thread left running (an unclosed connection's worker, say) keeps the interpreter from
+    # exiting after the summary, and a CI run would wait for it until its time limit. Past
+    # EXIT_GRACE, print every thread's stack and exit 1 instead.
+    watchdog = threading.Timer(EXIT_GRACE, exit_stuck)
+    watchdog.daemon = True
+    watchdog.start()
+
+
+def exit_stuck() -> None:
+    err = sys.__stderr__
+    assert err is not None
+    err.write(f"the test process did not exit {EXIT_GRACE:.0f}s after the run; its threads:\n")
+    err.flush()
+    faulthandler.dump_traceback(file=err, all_threads=True)
+    os._exit(1)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -77,6 +102,19 @@ def in_process_graphs(graph_env: dict[str, str]) -> Iterator[None]:
         yield
 
 
+IN_PROCESS_APPS: list[FastAPI] = []
+"""LGOS apps served in-process through httpx's ASGI transport, which never runs their lifespan."""
+
+
+@pytest.fixture(scope="session", autouse=True)
+async def in_process_apps_closed() -> AsyncIterator[None]:
+    """Close what the in-process apps opened on first use, in the loop that opened it: the SQLite
+    checkpointer's connection thread would otherwise keep the interpreter from exiting."""
+    yield
+    for app in IN_PROCESS_APPS:
+        await app.state.lgos.aclose()
+
+
 @pytest.fixture(scope="session")
 def lgos_app(in_process_graphs: None, tmp_path_factory: pytest.TempPathFactory) -> FastAPI:
     from lgos import LGOSSettings, create_app
@@ -85,7 +123,9 @@ def lgos_app(in_process_graphs: None, tmp_path_factory: pytest.TempPathFactory) 
 
     state_dir = tmp_path_factory.mktemp("asgi-state")
     settings = LGOSSettings(sse_ping_interval=PING_INTERVAL, state_dir=state_dir)
-    return create_app(create_registry(), settings)
+    app = create_app(create_registry(), settings)
+    IN_PROCESS_APPS.append(app)
+    return app
 
 
 @pytest.fixture(scope="session")

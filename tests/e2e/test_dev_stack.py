@@ -281,7 +281,8 @@ def run_in_foreground_and_interrupt(env: dict[str, str], ports: dict[str, str]) 
             if "Ctrl-C stops the stack." in line:
                 break
         process.send_signal(signal.SIGINT)
-        rest, _ = process.communicate(timeout=30)
+        # Up to 10 s a component before SIGKILL, last started first: slow on a busy machine.
+        rest, _ = process.communicate(timeout=150)
     finally:
         if process.poll() is None:
             process.kill()

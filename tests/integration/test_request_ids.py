@@ -157,8 +157,7 @@ async def test_every_answer_and_error_carries_an_id(stack: Stack, lgos: AsyncOpe
     assert [a.status_code for a in answers] == [401, 400, 404, 200, 200]
     ids = [a.headers["x-request-id"] for a in answers]
     assert all(i.startswith("req_") for i in ids) and len(set(ids)) == len(ids)
-    logged = records(stack.logs / "lgos.log")
-    lines = {r["request_id"]: r for r in logged if r["event"] == "request"}
+    lines = {i: served(stack.logs / "lgos.log", i)[0] for i in ids}
     assert [lines[i]["status"] for i in ids] == [401, 400, 404, 200, 200]
     assert lines[ids[-1]]["model"] == "simple-graph"
 
