@@ -33,6 +33,8 @@ class AdvancedState(TypedDict, total=False):
     intent: Intent
     request: str
     """The latest user request's text (attachments as markers): what routing and drafting see."""
+    attached: list[str]
+    """The file ids attached to the latest request: what a note may be drafted from."""
     recent: list[str]
     """Recent conversation turns as ``role: text`` lines, oldest first (the same markers)."""
     sources: list[str]

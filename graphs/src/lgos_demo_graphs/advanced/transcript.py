@@ -40,6 +40,14 @@ def latest_request(messages: Sequence[BaseMessage]) -> str | None:
     return None
 
 
+def latest_file_ids(messages: Sequence[BaseMessage]) -> list[str]:
+    """The attachments of the latest user request."""
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            return file_ids(message)
+    return []
+
+
 def recent_turns(messages: Sequence[BaseMessage]) -> list[str]:
     """The turns before the latest request, as ``role: text`` lines."""
     humans = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
