@@ -58,6 +58,5 @@ def size_words(size: int) -> str:
     """A byte count as a person reads it: ``10 MB``, ``512 KB``, ``900 bytes``."""
     for unit, scale in (("MB", 1024 * 1024), ("KB", 1024)):
         if size >= scale:
-            value = size / scale
-            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+            return f"{size / scale:.1f}".removesuffix(".0") + f" {unit}"
     return f"{size} bytes"
