@@ -1,5 +1,8 @@
 """The ``notebook`` subgraph: draft exact Markdown, review it, and only then save it.
 
+A request with attached files is drafted from their text (read as the answer reads them), so
+"save the key points of this file" reviews a note of the file's content.
+
 Every mutation comes after review: feedback returns to ``draft`` (same note identity), reject
 ends with nothing written, approval alone reaches ``save``. ``save`` records a receipt before it
 uploads, so a retry after an uncertain upload reuses the earlier file.

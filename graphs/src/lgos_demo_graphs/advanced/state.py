@@ -1,7 +1,8 @@
 """advanced-graph's state: the conversation, the chosen path, and the note under review.
 
 Everything here is checkpointed while a review is paused, so it holds only small, plain values:
-attachments stay opaque file ids inside ``messages`` until the answering node resolves them.
+attachments stay opaque file ids inside ``messages`` (and ``attached``) until the answering or
+the drafting node reads them.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Reading the conversation as text: latest request, recent turns, attachment markers.
 
 Routing and drafting see attachments only as ``[attachment file-…]`` markers: no bytes are
-downloaded before the answering node needs them.
+downloaded before the answering (or note-drafting) node needs them.
 """
 
 from __future__ import annotations
