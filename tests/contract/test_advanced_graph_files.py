@@ -189,3 +189,4 @@ async def test_a_note_of_a_files_key_points_is_reviewed_saved_and_then_found(
 
     found = await ask(client, "Search my notes: which ZEBRAFISH replica is promoted first?")
     assert f"[K1] {payload['filename']} (file id {note.id})" in found.output_text
+    assert "Promote the ZEBRAFISH replica first." in found.output_text  # the note's own text

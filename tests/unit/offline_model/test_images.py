@@ -78,3 +78,20 @@ def test_chat_image_parts_count_too_and_only_the_latest_messages_images_are_answ
     ]
     assert chat_prompt(messages).images == []
     assert chat_prompt(messages[:1]).images == [Image("WebP", 9, 4)]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        png_bytes(4, 4)[:20],
+        gif_bytes(4, 4)[:8],
+        jpeg_bytes(4, 4)[:12],
+        b"\xff\xd8\xff\xc0\x00",
+        webp_bytes(4, 4)[:22],
+        b"RIFF\x00\x00\x00\x00WEBPVP8 ",
+    ],
+)
+def test_cut_short_headers_never_raise(data: bytes) -> None:
+    image = image_of(data_url(data))
+    assert image.width == image.height == 0
+    assert image.describe()

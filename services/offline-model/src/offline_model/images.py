@@ -46,7 +46,7 @@ def image_of(url: str) -> Image:
 
 
 def read_header(data: bytes) -> Image:
-    if data.startswith(b"\x89PNG\r\n\x1a\n") and data[12:16] == b"IHDR":
+    if data.startswith(b"\x89PNG\r\n\x1a\n") and data[12:16] == b"IHDR" and len(data) >= 24:
         width, height = struct.unpack(">II", data[16:24])
         return Image("PNG", width, height)
     if data.startswith((b"GIF87a", b"GIF89a")) and len(data) >= 10:
