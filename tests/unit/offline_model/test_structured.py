@@ -68,3 +68,38 @@ def test_only_json_schema_formats_are_structured() -> None:
     assert json_schema_of({}) is None
     schema = {"type": "object", "properties": {}}
     assert json_schema_of({"text": {"format": {"type": "json_schema", "schema": schema}}}) == schema
+
+
+def test_a_note_of_an_attached_file_lists_its_key_points_and_names_it() -> None:
+    request = (
+        "Save the key points of this file as a note. [attachment file-9]\n\n"
+        "Attached file report.pdf (file-9):\n# Quarterly report\nRevenue grew 12 percent. "
+        "Costs fell.\n\n- Hiring paused\nOffice moves in May.\nA sixth point.\nA seventh.\n"
+    )
+    prompt = Prompt(user=[request, "Mention the audit."])
+    markdown = note_markdown(prompt)
+    assert markdown.splitlines()[:10] == [
+        "# Key points of report.pdf",
+        "",
+        "From report.pdf (file-9):",
+        "",
+        "- Quarterly report",
+        "- Revenue grew 12 percent.",
+        "- Costs fell.",
+        "- Hiring paused",
+        "- Office moves in May.",
+        "",
+    ]
+    assert "A sixth point." not in markdown
+    assert "- Revision: Mention the audit." in markdown and LABEL in markdown
+    schema = {"properties": {"title": {"type": "string"}, "markdown": {"type": "string"}}}
+    assert structured_answer(schema, prompt)["title"] == "Key points of report.pdf"
+
+
+def test_an_unreadable_attachment_leaves_the_note_to_the_request() -> None:
+    request = (
+        "Remember this file: quarterly figures.\n\n"
+        "[Attached file r.pdf (file-9): a PDF, but it is encrypted with a password.]\n"
+    )
+    markdown = note_markdown(Prompt(user=[request]))
+    assert markdown.startswith("# quarterly figures\n\nquarterly figures.\n")

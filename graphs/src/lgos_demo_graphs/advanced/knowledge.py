@@ -30,12 +30,14 @@ class KnowledgeHit:
 
 
 @dataclass(frozen=True, slots=True)
-class Attachment:
+class StoredFile:
+    """An attachment as the Files service holds it."""
+
     file_id: str
     filename: str
-    text: str | None
-    """Decoded text, or None when the bytes are not text."""
     size: int
+    data: bytes | None
+    """The bytes, or None when ``size`` is over the limit the reader was given (not fetched)."""
 
 
 class Knowledge(Protocol):
@@ -59,4 +61,6 @@ class Knowledge(Protocol):
 class FileReader(Protocol):
     """Resolves a user's ``input_file`` attachment by its Files API id."""
 
-    async def read(self, file_id: str, max_chars: int) -> Attachment: ...
+    async def read(self, file_id: str, max_bytes: int) -> StoredFile:
+        """The file's name and size, and its bytes unless there are more than ``max_bytes``."""
+        ...

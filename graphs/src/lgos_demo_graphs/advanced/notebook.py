@@ -1,5 +1,8 @@
 """The ``notebook`` subgraph: draft exact Markdown, review it, and only then save it.
 
+A request with attached files is drafted from their text (read as the answer reads them), so
+"save the key points of this file" reviews a note of the file's content.
+
 Every mutation comes after review: feedback returns to ``draft`` (same note identity), reject
 ends with nothing written, approval alone reaches ``save``. ``save`` records a receipt before it
 uploads, so a retry after an uncertain upload reuses the earlier file.
@@ -21,6 +24,7 @@ from lgos import status_event
 from pydantic import BaseModel, Field
 
 from lgos_demo_graphs.advanced import prompts
+from lgos_demo_graphs.advanced.attachments import FileLimits, understand
 from lgos_demo_graphs.advanced.context import AdvancedContext
 from lgos_demo_graphs.advanced.knowledge import Knowledge, KnowledgeUnavailableError
 from lgos_demo_graphs.advanced.receipts import Receipt, Receipts
@@ -43,6 +47,7 @@ class Draft(BaseModel):
 class NotebookState(TypedDict, total=False):
     intent: Intent
     request: str
+    attached: list[str]
     findings: list[str]
     note: Note
     decision: Decision
@@ -99,6 +104,14 @@ def build_notebook(services: Services) -> Pregel[Any, Any, Any, Any]:
         Draft, method="json_schema"
     ).with_config(tags=["nostream"], run_name="draft_note")
 
+    async def attached_text(state: NotebookState) -> str:
+        """The attachments' text, read afresh on every draft (the checkpoint keeps ids only)."""
+        limits = FileLimits.of(services.settings)
+        texts = [
+            (await understand(services.files, f, limits)).text for f in state.get("attached", [])
+        ]
+        return "".join(texts)
+
     async def draft(state: NotebookState) -> dict[str, Any]:
         if services.knowledge() is None:
             return finished(state, NOT_CONFIGURED)
@@ -108,7 +121,7 @@ def build_notebook(services: Services) -> Pregel[Any, Any, Any, Any]:
         prompt: list[AnyMessage] = [SystemMessage(prompts.DRAFT)]
         if state.get("findings"):
             prompt.append(SystemMessage("Research findings:\n" + "\n".join(state["findings"])))
-        prompt.append(HumanMessage(state.get("request", "")))
+        prompt.append(HumanMessage(state.get("request", "") + await attached_text(state)))
         for index, feedback in enumerate(revisions):
             if note is not None and index == len(revisions) - 1:
                 prompt.append(AIMessage(note["content"]))

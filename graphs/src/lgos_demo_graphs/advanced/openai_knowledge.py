@@ -17,10 +17,10 @@ import openai
 from openai import AsyncOpenAI
 
 from lgos_demo_graphs.advanced.knowledge import (
-    Attachment,
     IndexStatus,
     KnowledgeHit,
     KnowledgeUnavailableError,
+    StoredFile,
 )
 from lgos_demo_graphs.advanced.knowledge_spans import (
     FILE_ID,
@@ -67,17 +67,17 @@ class OpenAIFileReader:
             settings.files_base_url, _secret(settings.files_api_key), settings.files_timeout
         )
 
-    async def read(self, file_id: str, max_chars: int) -> Attachment:
+    async def read(self, file_id: str, max_bytes: int) -> StoredFile:
         with client_span("files.read", self.files_url, **{FILE_ID: file_id}):
             async with _translated():
                 meta = await self.files.files.retrieve(file_id)
+                if meta.bytes > max_bytes:  # named as too large, never downloaded
+                    return StoredFile(file_id, meta.filename, meta.bytes, None)
                 content = await self.files.files.content(file_id)
         data = content.content
-        try:
-            text: str | None = data.decode("utf-8")[:max_chars]
-        except UnicodeDecodeError:
-            text = None
-        return Attachment(file_id, meta.filename, text, len(data))
+        if len(data) > max_bytes:  # the metadata understated it
+            return StoredFile(file_id, meta.filename, len(data), None)
+        return StoredFile(file_id, meta.filename, len(data), data)
 
 
 class OpenAIKnowledge:

@@ -17,7 +17,12 @@ from lgos_demo_graphs.advanced import prompts
 from lgos_demo_graphs.advanced.context import AdvancedContext, AdvancedNode
 from lgos_demo_graphs.advanced.services import Services
 from lgos_demo_graphs.advanced.state import AdvancedState, Intent
-from lgos_demo_graphs.advanced.transcript import ends_with_tool_result, latest_request, recent_turns
+from lgos_demo_graphs.advanced.transcript import (
+    ends_with_tool_result,
+    latest_file_ids,
+    latest_request,
+    recent_turns,
+)
 
 NO_REQUEST = "There is no user request to answer: send a user message."
 
@@ -71,7 +76,8 @@ def make_route_intent(
             intent = Classification.model_validate(result).intent
         if context.disabled:
             intent = without_search(intent)
-        return {"intent": intent, "request": request, "recent": recent}
+        attached = latest_file_ids(messages)
+        return {"intent": intent, "request": request, "recent": recent, "attached": attached}
 
     return route_intent
 

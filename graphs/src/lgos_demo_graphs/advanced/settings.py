@@ -1,4 +1,5 @@
-"""``DEMO_API_*`` settings of advanced-graph: the Files service and the knowledge vector store.
+"""``DEMO_API_*`` settings of advanced-graph: the Files service, the knowledge vector store and
+the limits on reading an attachment.
 
 The model and the web-search backend use the settings every demo graph shares
 (``lgos_demo_graphs.model``, ``lgos_demo_graphs.web_search``).
@@ -48,7 +49,24 @@ class KnowledgeSettings(BaseSettings):
         default=20.0, gt=0, description="Seconds a save waits for its note to be indexed."
     )
     files_timeout: float = Field(default=30.0, gt=0)
-    max_attachment_chars: int = Field(default=20_000, ge=1)
+    max_attachment_bytes: int = Field(
+        default=10 * 1024 * 1024,
+        ge=1,
+        le=512 * 1024 * 1024,
+        description="Largest attachment read, in bytes; a larger one is named as too large.",
+    )
+    max_attachment_pages: int = Field(
+        default=30,
+        ge=1,
+        le=2000,
+        description="PDF pages read from one attachment; the answer says when pages were left.",
+    )
+    max_attachment_chars: int = Field(
+        default=20_000,
+        ge=1,
+        le=1_000_000,
+        description="Characters of one attachment's text the model is sent; more are left out.",
+    )
 
     def resolved_vector_store_id(self) -> str | None:
         """The configured id, else the id file's content (read when needed: the job may run

@@ -1,7 +1,8 @@
 """advanced-graph's state: the conversation, the chosen path, and the note under review.
 
 Everything here is checkpointed while a review is paused, so it holds only small, plain values:
-attachments stay opaque file ids inside ``messages`` until the answering node resolves them.
+attachments stay opaque file ids inside ``messages`` (and ``attached``) until the answering or
+the drafting node reads them.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class AdvancedState(TypedDict, total=False):
     intent: Intent
     request: str
     """The latest user request's text (attachments as markers): what routing and drafting see."""
+    attached: list[str]
+    """The file ids attached to the latest request: what a note may be drafted from."""
     recent: list[str]
     """Recent conversation turns as ``role: text`` lines, oldest first (the same markers)."""
     sources: list[str]

@@ -1,7 +1,7 @@
 """Reading the conversation as text: latest request, recent turns, attachment markers.
 
 Routing and drafting see attachments only as ``[attachment file-…]`` markers: no bytes are
-downloaded before the answering node needs them.
+downloaded before the answering (or note-drafting) node needs them.
 """
 
 from __future__ import annotations
@@ -38,6 +38,14 @@ def latest_request(messages: Sequence[BaseMessage]) -> str | None:
         if isinstance(message, HumanMessage):
             return text_with_markers(message)
     return None
+
+
+def latest_file_ids(messages: Sequence[BaseMessage]) -> list[str]:
+    """The attachments of the latest user request."""
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            return file_ids(message)
+    return []
 
 
 def recent_turns(messages: Sequence[BaseMessage]) -> list[str]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from offline_model.images import Image
+
 MODEL_NAME = "offline-model"
 LABEL = "[offline-model: deterministic stand-in, not a real model]"
 
@@ -20,6 +22,8 @@ class Prompt:
     assistant: list[str] = field(default_factory=list)
     tool_outputs: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    images: list[Image] = field(default_factory=list)
+    """The image parts of the latest user message, in order."""
     ends_with_tool_output: bool = False
     """The last thing the model was sent is a tool result: time to answer, not to call."""
 
@@ -29,7 +33,8 @@ class Prompt:
 
 
 def echo_answer(prompt: Prompt) -> str:
-    """Debug: the latest message, every instruction, tool output and file id, the history size."""
+    """Debug: the latest message, every instruction, tool output, file id and image, the
+    history size."""
     parts = [f'{LABEL} You said: "{prompt.latest}".']
     if prompt.instructions:
         joined = " | ".join(prompt.instructions)
@@ -39,6 +44,8 @@ def echo_answer(prompt: Prompt) -> str:
         parts.append(f'Tool outputs: "{joined}".')
     if prompt.files:
         parts.append(f"Files: {', '.join(prompt.files)}.")
+    if prompt.images:
+        parts.append(f"Images: {'; '.join(image.describe() for image in prompt.images)}.")
     earlier = len(prompt.user) - 1 + len(prompt.assistant)
     if earlier > 0:
         parts.append(f"Earlier messages: {earlier}.")

@@ -3,7 +3,9 @@
 It never repeats the instructions. It says what it read and quotes the evidence it was given:
 
 - attachments the caller inlined as ``Attached file NAME (ID):`` blocks are named and quoted
-  (and a message that asks about an attached file without one is told to attach it);
+  (and a message that asks about an attached file without one is told to attach it); an
+  ``Attached image NAME (ID):`` line is paired with the message's next image part, whose type
+  and pixel size are said (the stand-in has no vision: it reads the image's header);
 - search results keep their marker: Web lines ``[n] Title URL snippet`` are quoted with their
   exact URL, knowledge lines ``[K#] filename (file id ID): text`` with their label;
 - any other tool output is quoted, shortened;
@@ -18,16 +20,19 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from offline_model.answer import LABEL, Prompt, echo_answer
+from offline_model.images import Image
 
 TELL = "Tell the user:"
 QUOTE_CHARS = 200
 TOOL_CHARS = 600
 EVIDENCE_LINES = 3
-_ATTACHED = re.compile(r"\n*(\[?)Attached file ")
+_ATTACHED = re.compile(r"\n*(\[?)Attached (file|image) ")
+_IMAGE_HEAD = re.compile(r"(?P<name>.+?) \((?P<id>[^()\s]+)\):")
 _FILE_HEAD = re.compile(r"(?P<name>.+?) \((?P<id>[^()\s]+)\):\n(?P<text>.*)", re.DOTALL)
 _WEB = re.compile(r"^\[(?P<n>\d+)\] (?P<title>.*?) ?(?P<url>https?://\S+)(?: (?P<snippet>.*))?$")
 _KNOWLEDGE = re.compile(r"^\[(?P<label>K\d+)\] (?P<where>.+? \(file id [^)]+\)): (?P<text>.*)$")
@@ -39,6 +44,10 @@ _ASKS_ABOUT_A_FILE = re.compile(
 @dataclass(frozen=True, slots=True)
 class Attachment:
     sentence: str
+    name: str = ""
+    file_id: str = ""
+    text: str | None = None
+    """The attached file's text, when one was inlined."""
 
 
 def compose_answer(prompt: Prompt, *, echo: bool = False) -> str:
@@ -51,16 +60,21 @@ def short(text: str, limit: int = QUOTE_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def split_attachments(message: str) -> tuple[str, list[Attachment]]:
-    """The typed request, and each inlined attachment as a sentence naming and quoting it."""
+def split_attachments(message: str, images: Sequence[Image] = ()) -> tuple[str, list[Attachment]]:
+    """The typed request, and each inlined attachment as a sentence naming and quoting it (an
+    ``Attached image`` line is paired with the message's next image part, described)."""
     pieces = _ATTACHED.split(message)
     request = pieces[0]
     attachments: list[Attachment] = []
-    # split() with one group yields: text, bracket, body, bracket, body, ...
-    for bracket, body in zip(pieces[1::2], pieces[2::2], strict=False):
-        if bracket:  # "[Attached file NAME (ID): N bytes that are not text, not shown.]"
+    unpaired = list(images)
+    # split() with two groups yields: text, bracket, kind, body, bracket, kind, body, ...
+    for bracket, kind, body in zip(pieces[1::3], pieces[2::3], pieces[3::3], strict=False):
+        if bracket:  # "[Attached file NAME (ID): why it was not read.]"
             what = short(body.strip().rstrip("]").rstrip("."))
             attachments.append(Attachment(f"I could not read the attached file {what}."))
+            continue
+        if kind == "image":
+            attachments.append(_image_sentence(body, unpaired))
             continue
         head = _FILE_HEAD.match(body)
         if head is None:
@@ -68,10 +82,19 @@ def split_attachments(message: str) -> tuple[str, list[Attachment]]:
             continue
         text = head["text"].strip()
         quoted = f': "{short(text)}"' if text else ", which is empty"
-        attachments.append(
-            Attachment(f"I read the attached file {head['name']} ({head['id']}){quoted}.")
-        )
+        sentence = f"I read the attached file {head['name']} ({head['id']}){quoted}."
+        attachments.append(Attachment(sentence, head["name"], head["id"], text))
+    attachments.extend(Attachment(f"I received {image.describe()}.") for image in unpaired)
     return request.strip(), attachments
+
+
+def _image_sentence(body: str, unpaired: list[Image]) -> Attachment:
+    head = _IMAGE_HEAD.match(body)
+    named = f"{head['name']} ({head['id']})" if head else short(body.strip())
+    if not unpaired:
+        return Attachment(f"The attached image {named} did not reach me as an image.")
+    image = unpaired.pop(0)
+    return Attachment(f"I looked at the attached image {named}: {image.describe()}.")
 
 
 def quote_evidence(output: str) -> list[str]:
@@ -122,7 +145,7 @@ def told(instruction: str) -> list[str]:
 
 
 def readable_answer(prompt: Prompt) -> str:
-    request, attachments = split_attachments(prompt.latest)
+    request, attachments = split_attachments(prompt.latest, prompt.images)
     lines = [f'{LABEL} You asked: "{short(request)}".']
     for attachment in attachments:
         lines.append(attachment.sentence)

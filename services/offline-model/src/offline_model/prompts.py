@@ -5,9 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from offline_model.answer import Prompt
+from offline_model.images import Image, image_of
 
 
-def _text_of(content: Any, files: list[str]) -> str:
+def _image_url(part: dict[str, Any]) -> str | None:
+    """The URL of an image part: Responses ``input_image`` or Chat ``image_url``."""
+    if part.get("type") == "input_image" and isinstance(part.get("image_url"), str):
+        return str(part["image_url"])
+    nested = part.get("image_url") if part.get("type") == "image_url" else None
+    if isinstance(nested, dict) and isinstance(nested.get("url"), str):
+        return str(nested["url"])
+    return None
+
+
+def _text_of(content: Any, files: list[str], images: list[Image] | None = None) -> str:
     if content is None:
         return ""
     if isinstance(content, str):
@@ -20,6 +31,9 @@ def _text_of(content: Any, files: list[str]) -> str:
             texts.append(part["text"])
         if isinstance(part.get("output"), str):
             texts.append(part["output"])
+        url = _image_url(part)
+        if url is not None and images is not None:
+            images.append(image_of(url))
         file = part.get("file") if part.get("type") == "file" else part
         if isinstance(file, dict) and isinstance(file.get("file_id"), str):
             files.append(file["file_id"])
@@ -35,8 +49,14 @@ def _add_message(prompt: Prompt, message: dict[str, Any]) -> None:
         "assistant": prompt.assistant,
         "tool": prompt.tool_outputs,
     }
-    texts = by_role.get(str(message.get("role")))
-    if texts is not None:
+    role = str(message.get("role"))
+    texts = by_role.get(role)
+    if texts is None:
+        return
+    if role == "user":
+        prompt.images = []  # the latest user message's images are the ones answered
+        texts.append(_text_of(message.get("content"), prompt.files, prompt.images))
+    else:
         texts.append(_text_of(message.get("content"), prompt.files))
 
 

@@ -8,9 +8,10 @@ the model:
   "what did we save" or "my notes" ask for research; "remember", "save", "note this" ask for a
   save; both give ``research_and_save``);
 - ``markdown`` gets a Markdown note: a title, the note text of the first user message (what
-  follows its first colon, else all of it), each later user message as a revision line, and
-  the stand-in label;
-- ``title`` gets the first words of that note text;
+  follows its first colon, else all of it) or, when a file's text is inlined in it
+  (``Attached file NAME (ID):``), that file's key points (its first sentences, one per line),
+  each later user message as a revision line, and the stand-in label;
+- ``title`` gets the first words of that note text, or ``Key points of NAME``;
 - any other enum gets its first value, strings the latest user message, numbers 0, booleans
   false, arrays [], objects their properties filled the same way.
 """
@@ -21,6 +22,7 @@ import re
 from typing import Any
 
 from offline_model.answer import LABEL, Prompt
+from offline_model.compose import Attachment, short, split_attachments
 
 INTENTS = frozenset({"chat", "research", "save", "research_and_save"})
 _RESEARCH = re.compile(r"\b(search|find|look\s+(it\s+)?up|lookup|research)\b", re.IGNORECASE)
@@ -33,6 +35,9 @@ _RECALL = re.compile(
     re.IGNORECASE,
 )
 _TITLE_WORDS = 8
+KEY_POINTS = 5
+POINT_CHARS = 160
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def classify(text: str) -> str:
@@ -47,20 +52,50 @@ def classify(text: str) -> str:
     return "research" if research else "chat"
 
 
+def _request(prompt: Prompt) -> tuple[str, list[Attachment]]:
+    """The first user message (the save request) without its inlined attachments, and those."""
+    request, attachments = split_attachments(prompt.user[0] if prompt.user else "")
+    return request, [a for a in attachments if a.text]
+
+
 def note_text(prompt: Prompt) -> str:
-    request = prompt.user[0] if prompt.user else ""
+    request, _ = _request(prompt)
     _, colon, after = request.partition(":")
     return (after if colon and after.strip() else request).strip()
 
 
+def key_points(text: str) -> list[str]:
+    """The first sentences of a text, one per point: headings and list marks dropped."""
+    points: list[str] = []
+    for line in text.splitlines():
+        line = line.strip().lstrip("#*->• ").strip()
+        points.extend(part for part in _SENTENCE_END.split(line) if part.strip())
+        if len(points) >= KEY_POINTS:
+            break
+    return [short(point, POINT_CHARS) for point in points[:KEY_POINTS]]
+
+
 def note_title(prompt: Prompt) -> str:
+    _, files = _request(prompt)
+    if files:
+        return f"Key points of {files[0].name}"
     words = note_text(prompt).split()
     title = " ".join(words[:_TITLE_WORDS]).rstrip(".,;:!?")
     return title or "Note"
 
 
 def note_markdown(prompt: Prompt) -> str:
-    lines = [f"# {note_title(prompt)}", "", note_text(prompt)]
+    """The request's text, or an attached file's key points when a file came with it."""
+    _, files = _request(prompt)
+    lines = [f"# {note_title(prompt)}", ""]
+    if files:
+        for file in files:
+            lines += [f"From {file.name} ({file.file_id}):", ""]
+            lines += [f"- {point}" for point in key_points(file.text or "")]
+            lines.append("")
+        lines.pop()
+    else:
+        lines.append(note_text(prompt))
     revisions = [text.strip() for text in prompt.user[1:] if text.strip()]
     if revisions:
         lines += ["", *(f"- Revision: {text}" for text in revisions)]
