@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from urllib.parse import urlsplit
 
 import orjson
-from opentelemetry.trace import Span, SpanKind, StatusCode
+from opentelemetry.trace import Span, SpanKind
 from opentelemetry.util.types import AttributeValue
 from service_kit import tracing
 
@@ -42,19 +42,8 @@ def _server(base_url: str) -> dict[str, AttributeValue]:
 @contextmanager
 def client_span(name: str, base_url: str, **attributes: AttributeValue) -> Iterator[Span]:
     """A CLIENT span ``name`` around calls to ``base_url``, current while they run."""
-    with tracing.tracer().start_as_current_span(
-        name,
-        kind=SpanKind.CLIENT,
-        attributes={**_server(base_url), **attributes},
-        record_exception=False,
-        set_status_on_exception=False,
-    ) as span:
-        try:
-            yield span
-        except Exception as error:
-            span.set_attribute("error.type", type(error).__name__)
-            span.set_status(StatusCode.ERROR)
-            raise
+    with tracing.current_span(name, SpanKind.CLIENT, {**_server(base_url), **attributes}) as span:
+        yield span
 
 
 @contextmanager

@@ -14,10 +14,13 @@ Message content is not recorded unless the standard opt-in
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 
 from fastapi.telemetry import TelemetryConfig
 from opentelemetry import trace
-from opentelemetry.trace import Tracer
+from opentelemetry.trace import Span, SpanKind, StatusCode, Tracer
+from opentelemetry.util.types import AttributeValue
 
 INSTRUMENTATION = "lgos"
 OPERATION = "gen_ai.operation.name"
@@ -88,6 +91,34 @@ def capture_message_content() -> bool:
 
 def tracer() -> Tracer:
     return trace.get_tracer(INSTRUMENTATION)
+
+
+def error_type(error: Exception) -> str:
+    return type(error).__name__
+
+
+@contextmanager
+def current_span(
+    name: str,
+    kind: SpanKind,
+    attributes: Mapping[str, AttributeValue],
+    errors: Callable[[Exception], str] = error_type,
+) -> Iterator[Span]:
+    """A span current while the block runs; an exception leaving it sets ``error.type`` (named
+    by ``errors``) and an error status, never the exception's message, which may hold content."""
+    with tracer().start_as_current_span(
+        name,
+        kind=kind,
+        attributes=attributes,
+        record_exception=False,
+        set_status_on_exception=False,
+    ) as span:
+        try:
+            yield span
+        except Exception as error:
+            span.set_attribute("error.type", errors(error))
+            span.set_status(StatusCode.ERROR)
+            raise
 
 
 def hex_trace_id(span: trace.Span) -> str | None:

@@ -54,19 +54,14 @@ def resume_span(graph: str, run_id: UUID) -> Iterator[Span]:
     """The span of answering the paused run ``run_id``; an error (a busy run, answers that do
     not match the batch) is recorded by its code and raised on."""
     attributes = {tracing.AGENT_NAME: graph, RUN_ID: str(run_id)}
-    with tracing.tracer().start_as_current_span(
-        f"lgos.resume {graph}",
-        kind=SpanKind.INTERNAL,
-        attributes=attributes,
-        record_exception=False,
-        set_status_on_exception=False,
+    with tracing.current_span(
+        f"lgos.resume {graph}", SpanKind.INTERNAL, attributes, _conflict_code
     ) as span:
-        try:
-            yield span
-        except Exception as error:
-            span.set_attribute("error.type", getattr(error, "code", None) or type(error).__name__)
-            span.set_status(StatusCode.ERROR)
-            raise
+        yield span
+
+
+def _conflict_code(error: Exception) -> str:
+    return getattr(error, "code", None) or tracing.error_type(error)
 
 
 def record_answers(span: Span, asked: Mapping[str, Any], answers: Mapping[str, str]) -> None:
