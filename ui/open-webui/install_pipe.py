@@ -9,7 +9,8 @@ the gateway's URL, type and key. The valves stay server-side; the browser never 
 
 Then it keeps one model entry per graph in step with the gateway's catalog (stale ones are
 removed): the graph's description, no Open WebUI file extraction (the graph reads attachments
-through the Files service), the gateway's MCP tool server for ``mcp_tools`` graphs, and the
+through the Files service), vision for graphs reading attachments (images arrive inline and the
+pipe uploads them), the gateway's MCP tool server for ``mcp_tools`` graphs, and the
 graph's ``client_settings`` declared as chat variables (a form per chat in Open WebUI), and the
 graph's example prompts (``lgos.examples``) as the model's suggestion prompts.
 """
@@ -27,6 +28,7 @@ from typing import Any
 import httpx
 from lgos_ui import LIMITED_NOTICE, CatalogError, GraphEntry, fetch_catalog, offers_mcp
 from lgos_ui.open_webui import suggestion_prompts, variables_prompt
+from lgos_ui.tools import FILE_INPUTS_FEATURE
 
 FUNCTION_ID = "lgos"
 PIPE_FILE = Path(__file__).with_name("lgos_pipe.py")
@@ -91,7 +93,9 @@ def model_form(entry: GraphEntry, mcp_graphs: tuple[str, ...] = ()) -> dict[str,
         "builtin_tools": False,
         "file_upload": not entry.limited,
         "citations": True,
-        "vision": False,
+        # Open WebUI accepts images only for vision models and sends them inline; the pipe
+        # uploads them, so graphs reading attachments get images as files too.
+        "vision": not entry.limited and entry.has(FILE_INPUTS_FEATURE),
         "web_search": False,
         "image_generation": False,
         "code_interpreter": False,

@@ -10,6 +10,7 @@ runs on lives in ``lgos_ui.open_webui`` and is imported from there.
 from __future__ import annotations
 
 import asyncio
+import base64
 import importlib.util
 import json
 import re
@@ -35,7 +36,9 @@ from lgos_ui.open_webui import (
     turns_of,
     variables_prompt,
 )
+from lgos_ui.open_webui.images import InlineImageError, decoded_image
 
+from tests.support.documents import png_bytes
 from tests.support.settings_schema import SCHEMA
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -83,11 +86,29 @@ class Responses:
         return replay()
 
 
+class Uploaded:
+    def __init__(self, file_id: str) -> None:
+        self.id = file_id
+
+
+class Files:
+    """The Files API through the gateway: keeps every upload (name, bytes, media type)."""
+
+    def __init__(self) -> None:
+        self.uploads: list[tuple[str, bytes, str]] = []
+
+    async def create(self, *, file: tuple[str, bytes, str], purpose: str) -> Uploaded:
+        assert purpose == "user_data"
+        self.uploads.append(file)
+        return Uploaded(f"file-{len(self.uploads)}")
+
+
 class Gateway:
-    """Stands in for AsyncOpenAI: replays recorded streams, records requests."""
+    """Stands in for AsyncOpenAI: replays recorded streams, records requests and uploads."""
 
     def __init__(self, *streams: list[dict[str, Any]]) -> None:
         self.responses = Responses(list(streams))
+        self.files = Files()
 
     async def close(self) -> None:
         return None
@@ -504,3 +525,89 @@ def test_examples_become_the_model_entrys_own_suggestion_prompts() -> None:
     assert load_installer().model_form(SIMPLE)["meta"]["suggestion_prompts"] == []
     limited = entry_from_extension("lgos/x", None)
     assert load_installer().model_form(limited)["meta"]["suggestion_prompts"] == []
+
+
+# -- inline images --------------------------------------------------------------------------------
+
+READER = catalog_entry("advanced-graph", features=["file_inputs"])
+
+
+def data_url(data: bytes, mime: str = "image/png") -> str:
+    return f"data:{mime};base64,{base64.b64encode(data).decode()}"
+
+
+def with_images(text: str, *urls: str) -> dict[str, Any]:
+    """A user message as Open WebUI sends it to a vision model: text, then image parts."""
+    parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    parts.extend({"type": "image_url", "image_url": {"url": url}} for url in urls)
+    return {"role": "user", "content": parts}
+
+
+def test_vision_is_declared_only_for_graphs_reading_attachments() -> None:
+    installer = load_installer()
+    assert installer.model_form(READER)["meta"]["capabilities"]["vision"] is True
+    assert installer.model_form(SIMPLE)["meta"]["capabilities"]["vision"] is False
+    limited = entry_from_extension("lgos/x", None)
+    assert installer.model_form(limited)["meta"]["capabilities"]["vision"] is False
+
+
+def test_an_inline_image_is_uploaded_and_sent_as_an_input_file(make_pipe: Any) -> None:
+    png = png_bytes(120, 80)
+    run = make_pipe(READER, recorded("status-events"), recorded("status-events"))
+    messages = [{"role": "system", "content": "x"}, with_images("What is this?", data_url(png))]
+    ask(run, messages, graph="advanced-graph")
+    ((name, data, mime),) = run.gateway.files.uploads
+    assert data == png and mime == "image/png" and name.endswith(".png")
+    sent = run.gateway.responses.requests[0]["input"][-1]
+    assert sent["content"] == [
+        {"type": "input_text", "text": "What is this?"},
+        {"type": "input_file", "file_id": "file-1"},
+    ]
+    assert f"Attached {name} for the graph" in run.statuses
+    # Regenerating the answer sends the same image again: it is not uploaded twice.
+    ask(run, messages, graph="advanced-graph")
+    assert len(run.gateway.files.uploads) == 1
+    assert run.gateway.responses.requests[1]["input"][-1] == sent
+
+
+def test_only_the_latest_messages_images_are_uploaded(make_pipe: Any) -> None:
+    first, second = png_bytes(2, 2), png_bytes(3, 3)
+    run = make_pipe(READER, recorded("status-events"))
+    messages = [
+        with_images("old", data_url(first)),
+        {"role": "assistant", "content": "An answer"},
+        with_images("new", data_url(second), data_url(first, "image/png")),
+    ]
+    ask(run, messages, graph="advanced-graph")
+    assert [data for _, data, _ in run.gateway.files.uploads] == [second, first]
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("https://example.com/cat.png", "only images sent inline"),
+        (data_url(b"%PDF-1.7 hello", "application/pdf"), "application/pdf is not a PNG, JPEG"),
+        (data_url(b"<svg/>", "image/svg+xml"), "image/svg+xml is not a PNG, JPEG"),
+        ("data:image/png;base64,not*base64!", "not valid base64"),
+        ("data:image/png;base64,", "the image is empty"),
+        ("data:image/png,rawbytes", "only images sent inline"),
+        (data_url(b"\x89PNG" + b"\x00" * (10 * 1024 * 1024)), "larger than the 10 MB limit"),
+    ],
+)
+def test_a_bad_or_oversized_data_url_is_refused_and_nothing_is_sent(
+    make_pipe: Any, url: str, why: str
+) -> None:
+    run = make_pipe(READER, recorded("status-events"))
+    ask(run, [with_images("Look", data_url(png_bytes(1, 1)), url)], graph="advanced-graph")
+    assert run.text.startswith("⚠️ The image could not be attached: ")
+    assert why in run.text and "Nothing was sent." in run.text
+    assert "Traceback" not in run.text
+    assert run.gateway.files.uploads == [] and run.gateway.responses.requests == []
+
+
+def test_the_size_limit_is_checked_before_decoding() -> None:
+    # Not even base64: had it been decoded, the error would say so.
+    huge = "data:image/png;base64," + "!" * (4 * 1024 * 1024)
+    with pytest.raises(InlineImageError, match="larger than the 2 MB limit"):
+        decoded_image(huge, limit=2 * 1024 * 1024)
+    assert decoded_image(data_url(png_bytes(1, 1))).mime == "image/png"

@@ -27,6 +27,7 @@ from lgos_ui.open_webui.cards import (
     review_markdown,
 )
 from lgos_ui.open_webui.history import matched_prefix, rebuild_ledger, turns_of
+from lgos_ui.open_webui.images import InlineImage, InlineImageError, inline_images
 from lgos_ui.open_webui.render import (
     attachment,
     file_markdown,
@@ -139,7 +140,12 @@ class Reply:
             input_items = rebuild_ledger(earlier, state)
             state.exchanges = matched_prefix(earlier, state)
             try:
+                images = inline_images(messages)
                 file_ids = await self.upload_files(state, files)
+                file_ids += await self.upload_images(state, images)
+            except InlineImageError as exc:
+                yield f"⚠️ The image could not be attached: {exc}. Nothing was sent."
+                return
             except APIError as exc:
                 failure = exc.__class__.__name__
                 yield f"⚠️ The attachment could not be uploaded ({failure}); nothing was sent."
@@ -282,10 +288,22 @@ class Reply:
             if local is None or local.owui_id in state.files:
                 continue
             data = await asyncio.to_thread(local.path.read_bytes)
-            uploaded = await self.client.files.create(
-                file=(local.name, data, local.mime), purpose="user_data"
-            )
-            state.files[local.owui_id] = uploaded.id
-            new.append(uploaded.id)
-            await self.status(f"Attached {local.name} for the graph")
+            new.append(await self.upload(state, local.owui_id, local.name, data, local.mime))
         return new
+
+    async def upload_images(self, state: ChatState, images: Sequence[InlineImage]) -> list[str]:
+        """Inline images (a vision model's attachments) take the same way as files. A repeated
+        image (a regenerated answer) is not uploaded again."""
+        if self.entry.limited:
+            return []
+        return [
+            state.files.get(image.key)
+            or await self.upload(state, image.key, image.name, image.data, image.mime)
+            for image in images
+        ]
+
+    async def upload(self, state: ChatState, key: str, name: str, data: bytes, mime: str) -> str:
+        uploaded = await self.client.files.create(file=(name, data, mime), purpose="user_data")
+        state.files[key] = uploaded.id
+        await self.status(f"Attached {name} for the graph")
+        return uploaded.id
