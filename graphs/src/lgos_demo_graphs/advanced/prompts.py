@@ -18,9 +18,9 @@ SELECT_SOURCES = (
 )
 
 DRAFT = (
-    "Draft the note the user asked to save as exact Markdown: a title and the note itself, "
-    "faithful to the user's words. When revision feedback follows, redraft the previous "
-    "draft accordingly."
+    "Draft the note the user asked to save as exact Markdown: a short title naming its subject "
+    "as a heading, then the note itself, faithful to the user's words, without repeating the "
+    "title. When revision feedback follows, redraft the previous draft accordingly."
 )
 
 ANSWER = (
