@@ -285,10 +285,12 @@ def test_background_report_shows_progress_and_completes(person: ChainlitUser) ->
     person.send("Report on idempotency keys")
     person.expect_text("Background run")
     person.expect_text("Collecting sources")
+    person.commentary_running()
     person.shot("progress")
     person.expect_text("Background run completed.", timeout=60)
     person.expect_text('You said: "Report on idempotency keys"')
     person.shot("report")
+    person.commentary_above_answer(["Collecting sources", "Writing the report"])
 
 
 def test_background_report_can_be_cancelled(person: ChainlitUser) -> None:

@@ -23,8 +23,8 @@ SOCKET_SETTLE_MS = 1500
 """Chainlit's socket connects a moment after #chat-input shows."""
 COLLAPSE_MS = 500
 """A Chainlit step opens or closes with an animation; closed, its content is removed."""
-WORKED = "How I got there"
-"""The label of a graph's commentary once its Response ended (both UIs' shared wording)."""
+WORKING, WORKED = "Working…", "How I got there"
+"""The labels of a graph's commentary while its Response runs and once it ended."""
 
 
 class ChainlitUser(Person):
@@ -100,6 +100,17 @@ class ChainlitUser(Person):
         return self.page.locator(
             '.step[data-step-type="assistant_message"] .message-content'
         ).all_inner_texts()
+
+    def commentary_running(self) -> None:
+        """While a run works, its commentary is open under the label "Working…" alone."""
+        label = self.page.locator(f'[id="step-{WORKING}"]').last
+        try:
+            label.wait_for(state="visible", timeout=15_000)
+        except Exception:
+            self.fail(f"the running commentary labelled {WORKING!r}")
+        shown = label.inner_text().strip()
+        if shown != WORKING or label.get_attribute("data-state") != "open":
+            self.fail(f"the running commentary open under {WORKING!r} alone (it reads {shown!r})")
 
     def commentary_above_answer(self, lines: Sequence[str]) -> None:
         """After a turn, the latest answer's commentary sits above it, collapsed, under the
