@@ -42,8 +42,9 @@ class ResearchState(TypedDict, total=False):
 def render_hits(hits: list[KnowledgeHit]) -> str:
     if not hits:
         return "No knowledge results."
+    # One line per hit: a note's own line breaks (its title heading, then its body) flattened.
     return "\n".join(
-        f"[K{i}] {hit.filename} (file id {hit.file_id}): {hit.text}"
+        f"[K{i}] {hit.filename} (file id {hit.file_id}): {' '.join(hit.text.split())}"
         for i, hit in enumerate(hits, 1)
     )
 
