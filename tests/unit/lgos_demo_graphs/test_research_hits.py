@@ -14,7 +14,7 @@ def test_a_note_with_a_title_heading_is_one_line_with_its_body() -> None:
         KnowledgeHit("file-2", "note-retries.md", "Retries need keys.", 0.5),
     ]
     assert render_hits(hits).splitlines() == [
-        "[K1] note-staging.md (file id file-1): # Staging password Rotates every 30 days.",
+        "[K1] note-staging.md (file id file-1): Staging password: Rotates every 30 days.",
         "[K2] note-retries.md (file id file-2): Retries need keys.",
     ]
 
