@@ -363,7 +363,8 @@ async def test_save_review_approve_stores_an_indexed_note_later_research_finds(
     assert set(payload) == {"question", "filename", "content", "choices", "allow_other"}
     assert payload["choices"] == ["approve", "reject"] and payload["allow_other"] is True
     assert payload["filename"].startswith("note-") and payload["filename"].endswith(".md")
-    assert "retries need idempotency keys." in payload["content"]
+    # A title, then the note as a sentence (the title does not repeat it).
+    assert payload["content"].startswith("# Retries\n\nRetries need idempotency keys.\n")
     assert LABEL in payload["content"]  # the draft says who wrote it
     assert {f.id for f in await note_files(files)} == before  # nothing written before review
 
@@ -396,7 +397,7 @@ async def test_feedback_redrafts_under_the_same_identity_then_one_file(
     redraft = review_payload(second)
     assert second.id != first.id
     assert redraft["filename"] == draft["filename"]
-    assert "deploys happen on Tuesdays." in redraft["content"]
+    assert "Deploys happen on Tuesdays." in redraft["content"]
     assert "Also mention the freeze in December." in redraft["content"]
     assert "freeze" not in draft["content"]
     assert {f.id for f in await note_files(files)} == before  # still nothing written

@@ -157,7 +157,8 @@ def walk_every_example(
 
     click_example(person, "Save a note", examples["Save a note"])
     person.review_shown(timeout=60)
-    person.expect_text("the staging password rotates every 30 days", count=2)
+    person.expect_text("the staging password rotates every 30 days")  # the request
+    person.expect_text("The staging password rotates every 30 days.")  # the draft's sentence
     person.shot("save example asks for a review")
     person.choose("approve")
     person.expect_text("Saved the approved note as note-", timeout=90)

@@ -310,7 +310,8 @@ def note_review(person: Person, note: str) -> str:
     person.open("advanced-graph")
     person.send(f"Remember this exact note: {note}")
     person.review_shown(timeout=60)
-    person.expect_text(note, count=2)  # the request and the rendered draft
+    person.expect_text(note)  # the request
+    person.expect_text(note[0].upper() + note[1:])  # the rendered draft, the note as a sentence
     found = NOTE_FILE.search(person.transcript())
     if not found:
         person.fail("the review naming the file it will store (note-<slug>-<8hex>.md)")

@@ -21,6 +21,10 @@ WEBUI_EMAIL, WEBUI_PASSWORD = "admin@lgos.local", "lgos-local-dev"
 """The native stack's local Open WebUI admin."""
 SOCKET_SETTLE_MS = 1500
 """Chainlit's socket connects a moment after #chat-input shows."""
+COLLAPSE_MS = 500
+"""A Chainlit step opens or closes with an animation; closed, its content is removed."""
+WORKING, WORKED = "Working…", "How I got there"
+"""The labels of a graph's commentary while its Response runs and once it ended."""
 
 
 class ChainlitUser(Person):
@@ -96,6 +100,55 @@ class ChainlitUser(Person):
         return self.page.locator(
             '.step[data-step-type="assistant_message"] .message-content'
         ).all_inner_texts()
+
+    def commentary_running(self) -> None:
+        """While a run works, its commentary is open under the label "Working…" alone."""
+        label = self.page.locator(f'[id="step-{WORKING}"]').last
+        try:
+            label.wait_for(state="visible", timeout=15_000)
+        except Exception:
+            self.fail(f"the running commentary labelled {WORKING!r}")
+        shown = label.inner_text().strip()
+        if shown != WORKING or label.get_attribute("data-state") != "open":
+            self.fail(f"the running commentary open under {WORKING!r} alone (it reads {shown!r})")
+
+    def commentary_above_answer(self, lines: Sequence[str]) -> None:
+        """After a turn, the latest answer's commentary sits above it, collapsed, under the
+        label "How I got there" (not Chainlit's "Used …"); opened, it lists ``lines``."""
+        label = self.page.locator(f'[id="step-{WORKED}"]').last
+        try:
+            label.wait_for(state="visible", timeout=15_000)
+        except Exception:
+            self.fail(f"the commentary labelled {WORKED!r}")
+        shown = label.inner_text().strip()
+        if shown != WORKED:
+            self.fail(f"the commentary's label {WORKED!r} alone (it reads {shown!r})")
+        if label.get_attribute("data-state") != "closed":
+            self.fail("the commentary collapsed once the turn ended")
+        self.page.wait_for_timeout(COLLAPSE_MS)
+        for line in lines:
+            self.expect_no_text(line)
+        answer = self.page.locator('.step[data-step-type="assistant_message"]').last
+        step_box, answer_box = label.bounding_box(), answer.bounding_box()
+        assert step_box is not None and answer_box is not None
+        if step_box["y"] + step_box["height"] > answer_box["y"]:
+            self.fail(f"the commentary above the answer (at {step_box}, answer at {answer_box})")
+        before = label.evaluate(
+            "(step, answer) => !!(step.compareDocumentPosition(answer) & "
+            "Node.DOCUMENT_POSITION_FOLLOWING)",
+            answer.element_handle(),
+        )
+        if not before:
+            self.fail("the commentary before the answer in the page")
+        self.shot("commentary collapsed above the answer")
+        label.click()
+        for line in lines:
+            self.expect_text(line)
+        self.page.wait_for_timeout(COLLAPSE_MS)
+        self.shot("commentary opened")
+        answer_text = self.answers()[-1]
+        if any(line in answer_text for line in lines):
+            self.fail(f"the commentary {list(lines)} apart from the answer {answer_text!r}")
 
     def click_button(self, label: str) -> None:
         button = self.page.get_by_role("button", name=label, exact=True)

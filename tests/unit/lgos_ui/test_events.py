@@ -9,6 +9,7 @@ from lgos_ui.events import (
     Citation,
     Commentary,
     Finished,
+    ProgressNotes,
     RefusalDelta,
     StreamMapper,
     ToolActivity,
@@ -144,3 +145,15 @@ def test_a_message_that_arrives_whole_is_shown_once() -> None:
         {"type": "response.output_item.done", "item": whole},
     )
     assert streamed == [AnswerDelta("All at once")]
+
+
+def test_a_responses_commentary_is_working_then_collapsed_as_how_i_got_there() -> None:
+    notes = ProgressNotes()
+    assert not notes.finish()  # no commentary: nothing to show or close
+    notes.add("Choosing sources")
+    notes.add(" Searching the web\n")
+    assert (notes.label, notes.collapsed) == ("Working…", False)
+    assert notes.markdown() == "- Choosing sources\n- Searching the web"
+    assert notes.finish()
+    assert (notes.label, notes.collapsed) == ("How I got there", True)
+    assert not notes.finish()  # ended once

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 from offline_model.answer import LABEL, Prompt
-from offline_model.structured import classify, json_schema_of, note_markdown, structured_answer
+from offline_model.structured import (
+    classify,
+    json_schema_of,
+    note_markdown,
+    note_title,
+    structured_answer,
+)
 
 
 @pytest.mark.parametrize(
@@ -48,9 +54,11 @@ def test_schema_is_filled_by_its_rules() -> None:
 
 
 def test_note_draft_holds_the_note_and_each_revision_and_the_label() -> None:
-    prompt = Prompt(user=["Remember this exact note: retries need keys.", "Mention TTLs."])
+    prompt = Prompt(
+        user=["Remember this exact note: retries need idempotency keys.", "Mention TTLs."]
+    )
     markdown = note_markdown(prompt)
-    assert markdown.startswith("# retries need keys\n\nretries need keys.\n")
+    assert markdown.startswith("# Retries\n\nRetries need idempotency keys.\n")
     assert "- Revision: Mention TTLs." in markdown
     assert LABEL in markdown
     draft = structured_answer(
@@ -60,7 +68,40 @@ def test_note_draft_holds_the_note_and_each_revision_and_the_label() -> None:
         },
         prompt,
     )
-    assert draft == {"title": "retries need keys", "markdown": markdown}
+    assert draft == {"title": "Retries", "markdown": markdown}
+
+
+@pytest.mark.parametrize(
+    ("request_text", "title", "sentence"),
+    [
+        (
+            "Remember this note: the staging password rotates every 30 days.",
+            "Staging password",
+            "The staging password rotates every 30 days.",
+        ),
+        (
+            "Save a note: the staging bucket is temporary",
+            "Staging bucket",
+            "The staging bucket is temporary.",
+        ),
+        (
+            "Note this down: the release notes live in the wiki.",
+            "Release notes",
+            "The release notes live in the wiki.",
+        ),
+        ("remember that we deploy on Fridays", "We deploy", "We deploy on Fridays."),
+        # All subject: a title made of it would only say the note again.
+        ("Remember: buy milk", "Note", "Buy milk."),
+    ],
+)
+def test_a_note_draft_is_a_title_then_a_body_that_does_not_repeat_it(
+    request_text: str, title: str, sentence: str
+) -> None:
+    prompt = Prompt(user=[request_text])
+    assert note_title(prompt) == title
+    heading, blank, body, *_ = note_markdown(prompt).split("\n")
+    assert (heading, blank, body) == (f"# {title}", "", sentence)
+    assert body.rstrip(".").lower() != title.lower()
 
 
 def test_only_json_schema_formats_are_structured() -> None:
@@ -102,4 +143,6 @@ def test_an_unreadable_attachment_leaves_the_note_to_the_request() -> None:
         "[Attached file r.pdf (file-9): a PDF, but it is encrypted with a password.]\n"
     )
     markdown = note_markdown(Prompt(user=[request]))
-    assert markdown.startswith("# quarterly figures\n\nquarterly figures.\n")
+    title, body = markdown.split("\n\n")[:2]
+    assert title.startswith("# ") and "Key points" not in title
+    assert body == "Quarterly figures."

@@ -67,6 +67,7 @@ async def poll_background(turn: Turn, response_id: str) -> None:
         elif isinstance(event, BackgroundFinished):
             result = event.result
             progress.content = ENDED.get(result.outcome, f"Background run {result.outcome}.")
+    await lines.finish()
     for action in progress.actions:
         await action.remove()
     await progress.update()

@@ -1,9 +1,11 @@
 """A turn's events (:mod:`lgos_ui.turn`) shown in the Chainlit thread, in the order they come.
 
-The answer is one message per Response, created at its first token (Chainlit orders a turn's
-steps and messages by creation); commentary collects in one open "Progress" step per Response,
-server tool items and client tool calls are steps of their own; sources and outcome notes go
-under the answer they belong to.
+The answer is one message per Response, created at its first token; a Response's commentary
+collects in one step (:class:`lgos_ui.events.ProgressNotes`) created before that answer under the
+same run, so it sits above the answer: Chainlit shows a run's children in the order they were
+created (live) or started (reloaded), and a message's own child steps below the message. Server
+tool items and client tool calls are steps of their own; sources and outcome notes go under the
+answer they belong to.
 """
 
 from __future__ import annotations
@@ -14,33 +16,49 @@ from contextlib import AsyncExitStack
 import chainlit as cl
 from chainlit.utils import utc_now
 from lgos_ui import PendingReview, events
-from lgos_ui.events import Citation, Finished
+from lgos_ui.events import Citation, Finished, ProgressNotes
 from lgos_ui.tools import text_preview
 
 from lgos_chainlit.reviews import send_review
 
 
 class Progress:
-    """One open "Progress" step per run that collects the graph's commentary lines."""
+    """One Response's commentary as a Chainlit step: open while the Response runs, renamed and
+    collapsed once it ended (``public/steps.css`` drops Chainlit's "Using"/"Used" before
+    these names)."""
 
     def __init__(self) -> None:
         self.step: cl.Step | None = None
-        self.lines: list[str] = []
+        self.notes = ProgressNotes()
 
     async def add(self, text: str) -> None:
-        self.lines.append(text)
-        output = "\n".join(f"- {line}" for line in self.lines)
+        self.notes.add(text)
         if self.step is None:
-            self.step = cl.Step(name="Progress", type="run", default_open=True)
-            # Chainlit orders a turn's steps by their start: set it as a context manager would.
+            # A sibling of the answer (same run) created before it, never a child of it.
+            run = cl.context.current_run
+            self.step = cl.Step(
+                name=self.notes.label,
+                type="run",
+                parent_id=run.id if run is not None else None,
+                default_open=True,
+                show_input=False,
+            )
+            # Chainlit shows a step as running while it has a start and no end.
             self.step.start = self.step.created_at
-            self.step.end = utc_now()
-            self.step.output = output
+            self.step.output = self.notes.markdown()
             await self.step.send()
         else:
-            self.step.end = utc_now()
-            self.step.output = output
+            self.step.output = self.notes.markdown()
             await self.step.update()
+
+    async def finish(self) -> None:
+        if self.step is None or not self.notes.finish():
+            return
+        self.step.name = self.notes.label
+        self.step.end = utc_now()
+        # Chainlit's step closes itself when auto-collapse is on and the step is not running.
+        self.step.auto_collapse = self.notes.collapsed
+        await self.step.update()
 
 
 class TurnView:
@@ -57,13 +75,16 @@ class TurnView:
     async def show_all(self, stream: AsyncIterator[events.TurnEvent]) -> None:
         async for event in stream:
             await self.show(event)
+        await self.progress.finish()
 
     def next_response(self) -> None:
         self.answer, self.citations, self.progress = None, [], Progress()
 
     async def show(self, event: events.TurnEvent) -> None:
         if isinstance(event, events.AnswerDelta | events.RefusalDelta):
-            self.answer = self.answer or cl.Message(content="")
+            if self.answer is None:
+                # Created after this Response's commentary step, so it is shown below it.
+                self.answer = cl.Message(content="", created_at=utc_now())
             await self.answer.stream_token(event.text)
         elif isinstance(event, events.Commentary):
             await self.progress.add(event.text)
@@ -73,9 +94,11 @@ class TurnView:
         elif isinstance(event, events.Citation):
             self.citations.append(event)
         elif isinstance(event, events.Finished):
+            await self.progress.finish()
             await finish_answer(self.answer, self.citations, event)
             self.next_response()
         elif isinstance(event, events.TurnError):
+            await self.progress.finish()
             await answer_error(self.answer, event.text)
             self.next_response()
         elif isinstance(event, events.Notice):

@@ -55,6 +55,27 @@ class NotebookState(TypedDict, total=False):
     reply: AIMessage
 
 
+def note_markdown(draft: Draft) -> str:
+    """The note as stored: one title heading, then a body that does not say the title again
+    (a model may leave the heading out, or open the body with the bare title)."""
+    title = draft.title.strip().lstrip("#").strip()
+    lines = draft.markdown.strip().splitlines()
+    if lines and lines[0].startswith("#"):
+        title = lines[0].lstrip("#").strip() or title
+        lines = lines[1:]
+    while lines and (not lines[0].strip() or _same(lines[0], title)):
+        lines = lines[1:]
+    heading = f"# {title or 'Note'}"
+    return "\n".join([heading, "", *lines]).rstrip() + "\n"
+
+
+def _same(line: str, title: str) -> bool:
+    def words(text: str) -> list[str]:
+        return _SLUG.sub(" ", text.lower()).split()
+
+    return bool(title) and words(line) == words(title)
+
+
 def note_filename(title: str, note_id: str) -> str:
     slug = _SLUG.sub("-", title.lower()).strip("-")[:48].strip("-") or "note"
     return f"note-{slug}-{note_id[:8]}.md"
@@ -129,7 +150,7 @@ def build_notebook(services: Services) -> Pregel[Any, Any, Any, Any]:
         result = Draft.model_validate(await drafter.ainvoke(prompt))
         note_id = note["note_id"] if note else uuid.uuid4().hex
         filename = note["filename"] if note else note_filename(result.title, note_id)
-        content = result.markdown if result.markdown.endswith("\n") else result.markdown + "\n"
+        content = note_markdown(result)
         return {
             "note": Note(note_id=note_id, filename=filename, content=content, revisions=revisions)
         }

@@ -18,10 +18,11 @@ SELECT_SOURCES = (
 )
 
 DRAFT = (
-    "Draft the note the user asked to save as exact Markdown: a title and the note itself, "
-    "faithful to the user's words. When a file is attached to the request, the note is the "
-    "file's key points as a short list, drawn only from its content and naming the file. When "
-    "revision feedback follows, redraft the previous draft accordingly."
+    "Draft the note the user asked to save as exact Markdown: a short title naming its subject "
+    "as a heading, then the note itself, faithful to the user's words, without repeating the "
+    "title. When a file is attached to the request, the note is the file's key points as a "
+    "short list, drawn only from its content and naming the file. When revision feedback "
+    "follows, redraft the previous draft accordingly."
 )
 
 ANSWER = (

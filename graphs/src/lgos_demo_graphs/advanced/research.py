@@ -39,12 +39,21 @@ class ResearchState(TypedDict, total=False):
     """Their outputs as text, for a note drafted from this research."""
 
 
+def one_line(text: str) -> str:
+    """A note on one line: its title heading (if any) as ``Title:``, then its body."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if lines and lines[0].startswith("#"):
+        title = lines[0].lstrip("#").strip()
+        lines = [f"{title}:", *lines[1:]] if title else lines[1:]
+    return " ".join(" ".join(lines).split())
+
+
 def render_hits(hits: list[KnowledgeHit]) -> str:
     if not hits:
         return "No knowledge results."
     # One line per hit: a note's own line breaks would split its [K#] line from its text.
     return "\n".join(
-        f"[K{i}] {hit.filename} (file id {hit.file_id}): {' '.join(hit.text.split())}"
+        f"[K{i}] {hit.filename} (file id {hit.file_id}): {one_line(hit.text)}"
         for i, hit in enumerate(hits, 1)
     )
 

@@ -1,8 +1,9 @@
 """Responses stream events (as JSON dicts) mapped to what a chat UI shows.
 
 Only ``final_answer`` text (or a message without a phase) enters the transcript; ``commentary``
-messages are progress, shown apart. Citations, tool items, refusals and the terminal status are
-reported as their own UI events; a failed or incomplete Response keeps the partial text.
+messages are progress, shown apart (:class:`ProgressNotes`: one block above the Response's
+answer). Citations, tool items, refusals and the terminal status are reported as their own UI
+events; a failed or incomplete Response keeps the partial text.
 
 The events a turn (:mod:`lgos_ui.turn`) adds are here too (:data:`TurnEvent`): client tool calls,
 shown files, notices and errors, reviews, background runs; a UI renders them all in one place.
@@ -37,6 +38,44 @@ class Commentary:
 
     item_id: str
     text: str
+
+
+WORKING = "Working…"
+"""The label of a Response's commentary while the Response runs."""
+WORKED = "How I got there"
+"""The label of a Response's commentary once the Response ended."""
+
+
+@dataclass(slots=True)
+class ProgressNotes:
+    """One Response's commentary as a chat UI shows it: one block, above that Response's
+    answer (a UI shows the block before it shows the answer), open and labelled
+    :data:`WORKING` while the Response runs, collapsed and labelled :data:`WORKED` once it
+    ended."""
+
+    lines: list[str] = field(default_factory=list)
+    done: bool = False
+
+    def add(self, text: str) -> None:
+        self.lines.append(text.strip())
+
+    def finish(self) -> bool:
+        """Mark the block done; False when there is no block or it was already done."""
+        if self.done or not self.lines:
+            return False
+        self.done = True
+        return True
+
+    @property
+    def label(self) -> str:
+        return WORKED if self.done else WORKING
+
+    @property
+    def collapsed(self) -> bool:
+        return self.done
+
+    def markdown(self) -> str:
+        return "\n".join(f"- {line}" for line in self.lines)
 
 
 @dataclass(frozen=True, slots=True)

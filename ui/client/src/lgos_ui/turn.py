@@ -5,7 +5,9 @@ conversation (:class:`Conversation`) and how it runs MCP tools (:class:`ToolRunn
 the events the turn yields, in order:
 
 - stream order is kept: commentary and tool activity come where the graph sent them, so they
-  precede the answer text that follows them; a UI shows them apart from the answer;
+  precede the answer text that follows them; a UI shows them apart from the answer, a
+  Response's commentary as one :class:`~lgos_ui.events.ProgressNotes` block above its answer
+  (labelled "Working…" while it runs, collapsed as "How I got there" once it ended);
 - a refusal's first delta is preceded by :data:`REFUSED_PREFIX`, as answer text;
 - each streamed Response ends with its :class:`~lgos_ui.events.Finished` (sources and outcome
   notes go under that Response's answer), or with a :class:`TurnError` when the request failed;
