@@ -180,7 +180,7 @@ docs-build: $(SYNCED) $(MERMAID)  ## build the site strictly (a broken link or m
 	$(RUN) mkdocs build --strict --quiet --site-dir .dev/site
 
 # The docs show screenshots the browser tests took (.dev/screenshots/): copy the latest ones in.
-docs-screenshots: $(SYNCED)  ## copy the browser tests' latest screenshots into docs/assets/screenshots
+docs-screenshots: $(SYNCED)  ## copy the showcase browser test's latest screenshots into docs/assets/screenshots
 	$(RUN) python -m scripts.docs_screenshots
 
 # The environment-variable reference is generated; re-run after adding a setting.
