@@ -178,3 +178,45 @@ def test_limits_come_from_settings_with_sensible_defaults_and_are_validated() ->
     ):
         with pytest.raises(ValidationError):
             KnowledgeSettings(**{field: bad})
+
+
+def test_pdf_input_is_text_unless_set_to_file_and_rejects_other_values(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert KnowledgeSettings().pdf_input == "text"
+    monkeypatch.setenv("DEMO_API_PDF_INPUT", "file")
+    settings = KnowledgeSettings()
+    assert settings.pdf_input == "file"
+    assert FileLimits.of(settings, for_model=True).pdf_input == "file"
+    assert FileLimits.of(settings).pdf_input == "text"  # a note is still drafted from text
+    monkeypatch.setenv("DEMO_API_PDF_INPUT", "pdf")
+    with pytest.raises(ValidationError, match="pdf_input"):
+        KnowledgeSettings()
+
+
+FILE_LIMITS = FileLimits(max_bytes=64 * 1024, max_pages=2, max_chars=400, pdf_input="file")
+
+
+async def test_pdf_input_file_sends_the_pdf_itself_within_the_page_limit() -> None:
+    data = pdf_bytes(["FILE_INPUT_MARKER page one", "page two"])
+    understood = await understand(Stored(**{"file-1": ("r.pdf", data)}), "file-1", FILE_LIMITS)
+    marker, part = understood.blocks
+    assert marker["text"] == "\n\nAttached PDF r.pdf (file-1): 2 pages, sent as file input.\n"
+    assert part == {
+        "type": "file",
+        "base64": base64.b64encode(data).decode(),
+        "mime_type": "application/pdf",
+        "filename": "r.pdf",
+    }
+    assert "FILE_INPUT_MARKER" not in understood.text
+    assert understood.notices == []
+
+
+async def test_pdf_input_file_falls_back_to_text_past_the_page_limit_or_when_unreadable() -> None:
+    text, notices = await read("long.pdf", pdf_bytes(["ONE", "TWO", "THREE"]), FILE_LIMITS)
+    assert "ONE" in text and "THREE" not in text
+    assert notices == [
+        "Only the first 2 pages of long.pdf were read (it has 3; the limit is 2 pages)."
+    ]
+    text, _ = await read("bad.pdf", BROKEN_PDF, FILE_LIMITS)
+    assert text.startswith("\n\n[Attached file bad.pdf (file-1): a PDF, but it is damaged")

@@ -1,6 +1,6 @@
 """``answer``: the one token-streaming call, where attachments are resolved for the model.
 
-Attachments become text or image input only in this node's prompt (the checkpoint keeps their
+Attachments become text, image or file input only in this node's prompt (the checkpoint keeps their
 ids; ``attachments`` says how each kind is read, and a limit hit is passed on to the user). Client
 functions are bound unless ``tool_choice="none"``; Web results are cited by exact URL.
 """
@@ -36,7 +36,7 @@ def make_answer(
         if state.get("note_outcome"):
             system.append(SystemMessage(prompts.TELL_THE_USER + state["note_outcome"]))
         resolved = await resolve_attachments(
-            messages, services.files, FileLimits.of(services.settings)
+            messages, services.files, FileLimits.of(services.settings, for_model=True)
         )
         system.extend(SystemMessage(prompts.TELL_THE_USER + n) for n in resolved.notices)
         tools = () if context.disabled else context.tools

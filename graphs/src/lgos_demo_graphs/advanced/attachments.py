@@ -1,10 +1,13 @@
-"""What the model is sent for an attached file: its text, its image, or why it was not read.
+"""What the model is sent for an attached file: its text, its image, the PDF itself, or why it
+was not read.
 
-PDFs give their text (pypdf), Markdown, CSV, JSON and plain text are read as text, and PNG,
-JPEG, GIF and WebP images go to the model as image input (a data URL). Each attachment is read
-within the byte, page and character limits of :class:`FileLimits`; a limit that leaves part of a
-file unread becomes a notice the answer passes on, and a file that cannot be read at all (too
-large, encrypted, damaged, an unknown binary) becomes one short bracketed line in its place.
+PDFs give their text (pypdf), or with ``pdf_input="file"`` go to the model as the PDF itself
+(file input) when within the page limit; Markdown, CSV, JSON and plain text are read as text,
+and PNG, JPEG, GIF and WebP images go to the model as image input (a data URL). Each attachment
+is read within the byte, page and character limits of :class:`FileLimits`; a limit that leaves
+part of a file unread becomes a notice the answer passes on, and a file that cannot be read at
+all (too large, encrypted, damaged, an unknown binary) becomes one short bracketed line in its
+place.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import asyncio
 import base64
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import openai
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -35,13 +38,17 @@ class FileLimits:
     max_bytes: int
     max_pages: int
     max_chars: int
+    pdf_input: Literal["text", "file"] = "text"
+    """``file``: a readable PDF within the page limit is sent as the PDF itself."""
 
     @classmethod
-    def of(cls, settings: KnowledgeSettings) -> FileLimits:
+    def of(cls, settings: KnowledgeSettings, *, for_model: bool = False) -> FileLimits:
+        """The limits; ``for_model`` also applies ``pdf_input`` (a note is drafted from text)."""
         return cls(
             settings.max_attachment_bytes,
             settings.max_attachment_pages,
             settings.max_attachment_chars,
+            settings.pdf_input if for_model else "text",
         )
 
 
@@ -93,6 +100,8 @@ async def read_pdf(stored: StoredFile, data: bytes, limits: FileLimits) -> Under
         pdf = await asyncio.to_thread(pdf_text, data, limits.max_pages, limits.max_chars)
     except UnreadablePDFError as exc:
         return unread(_named(stored), f"a PDF, but {exc}")
+    if limits.pdf_input == "file" and pdf.pages_total <= limits.max_pages:
+        return read_pdf_file(stored, data, pdf.pages_total)
     if not pdf.text.strip():
         why = "a PDF without extractable text (its pages may be scanned images), nothing to read"
         return unread(_named(stored), why)
@@ -109,6 +118,18 @@ async def read_pdf(stored: StoredFile, data: bytes, limits: FileLimits) -> Under
             f"(it has {pdf.pages_total}; the limit is {limits.max_pages} pages)."
         )
     return _as_text(stored, pdf.text, notices)
+
+
+def read_pdf_file(stored: StoredFile, data: bytes, pages: int) -> Understood:
+    """The PDF itself as a file part (ChatOpenAI sends it as a Responses ``input_file``)."""
+    marker = _text_block(f"\n\nAttached PDF {_named(stored)}: {pages} pages, sent as file input.\n")
+    part = {
+        "type": "file",
+        "base64": base64.b64encode(data).decode("ascii"),
+        "mime_type": "application/pdf",
+        "filename": stored.filename,
+    }
+    return Understood([marker, part])
 
 
 def read_image(stored: StoredFile, data: bytes, media_type: str) -> Understood:

@@ -8,6 +8,7 @@ The model and the web-search backend use the settings every demo graph shares
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -66,6 +67,14 @@ class KnowledgeSettings(BaseSettings):
         ge=1,
         le=1_000_000,
         description="Characters of one attachment's text the model is sent; more are left out.",
+    )
+
+    pdf_input: Literal["text", "file"] = Field(
+        default="text",
+        description=(
+            "How the answer model is sent a PDF: text (its extracted text) or file (the PDF "
+            "itself as file input, for a model that accepts PDFs; within the page limit)."
+        ),
     )
 
     def resolved_vector_store_id(self) -> str | None:
