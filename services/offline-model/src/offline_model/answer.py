@@ -24,6 +24,8 @@ class Prompt:
     files: list[str] = field(default_factory=list)
     images: list[Image] = field(default_factory=list)
     """The image parts of the latest user message, in order."""
+    documents: list[str] = field(default_factory=list)
+    """The latest user message's file parts carrying their bytes, described."""
     ends_with_tool_output: bool = False
     """The last thing the model was sent is a tool result: time to answer, not to call."""
 
@@ -33,8 +35,8 @@ class Prompt:
 
 
 def echo_answer(prompt: Prompt) -> str:
-    """Debug: the latest message, every instruction, tool output, file id and image, the
-    history size."""
+    """Debug: the latest message, every instruction, tool output, file id, image and file
+    part, the history size."""
     parts = [f'{LABEL} You said: "{prompt.latest}".']
     if prompt.instructions:
         joined = " | ".join(prompt.instructions)
@@ -46,6 +48,8 @@ def echo_answer(prompt: Prompt) -> str:
         parts.append(f"Files: {', '.join(prompt.files)}.")
     if prompt.images:
         parts.append(f"Images: {'; '.join(image.describe() for image in prompt.images)}.")
+    if prompt.documents:
+        parts.append(f"File inputs: {'; '.join(prompt.documents)}.")
     earlier = len(prompt.user) - 1 + len(prompt.assistant)
     if earlier > 0:
         parts.append(f"Earlier messages: {earlier}.")

@@ -5,7 +5,9 @@ It never repeats the instructions. It says what it read and quotes the evidence 
 - attachments the caller inlined as ``Attached file NAME (ID):`` blocks are named and quoted
   (and a message that asks about an attached file without one is told to attach it); an
   ``Attached image NAME (ID):`` line is paired with the message's next image part, whose type
-  and pixel size are said (the stand-in has no vision: it reads the image's header);
+  and pixel size are said (the stand-in has no vision: it reads the image's header); an
+  ``Attached PDF NAME (ID):`` line is paired with the next file part carrying ``file_data``,
+  whose name and size are said (the stand-in reads no PDF);
 - search results keep their marker: Web lines ``[n] Title URL snippet`` are quoted with their
   exact URL, knowledge lines ``[K#] filename (file id ID): text`` with their label;
 - any other tool output is quoted, shortened;
@@ -31,7 +33,7 @@ TELL = "Tell the user:"
 QUOTE_CHARS = 200
 TOOL_CHARS = 600
 EVIDENCE_LINES = 3
-_ATTACHED = re.compile(r"\n*(\[?)Attached (file|image) ")
+_ATTACHED = re.compile(r"\n*(\[?)Attached (file|image|PDF) ")
 _IMAGE_HEAD = re.compile(r"(?P<name>.+?) \((?P<id>[^()\s]+)\):")
 _FILE_HEAD = re.compile(r"(?P<name>.+?) \((?P<id>[^()\s]+)\):\n(?P<text>.*)", re.DOTALL)
 _WEB = re.compile(r"^\[(?P<n>\d+)\] (?P<title>.*?) ?(?P<url>https?://\S+)(?: (?P<snippet>.*))?$")
@@ -60,13 +62,17 @@ def short(text: str, limit: int = QUOTE_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def split_attachments(message: str, images: Sequence[Image] = ()) -> tuple[str, list[Attachment]]:
+def split_attachments(
+    message: str, images: Sequence[Image] = (), documents: Sequence[str] = ()
+) -> tuple[str, list[Attachment]]:
     """The typed request, and each inlined attachment as a sentence naming and quoting it (an
-    ``Attached image`` line is paired with the message's next image part, described)."""
+    ``Attached image`` or ``Attached PDF`` line is paired with the message's next image or file
+    part, described)."""
     pieces = _ATTACHED.split(message)
     request = pieces[0]
     attachments: list[Attachment] = []
     unpaired = list(images)
+    files = list(documents)
     # split() with two groups yields: text, bracket, kind, body, bracket, kind, body, ...
     for bracket, kind, body in zip(pieces[1::3], pieces[2::3], pieces[3::3], strict=False):
         if bracket:  # "[Attached file NAME (ID): why it was not read.]"
@@ -75,6 +81,9 @@ def split_attachments(message: str, images: Sequence[Image] = ()) -> tuple[str, 
             continue
         if kind == "image":
             attachments.append(_image_sentence(body, unpaired))
+            continue
+        if kind == "PDF":
+            attachments.append(_file_sentence(body, files))
             continue
         head = _FILE_HEAD.match(body)
         if head is None:
@@ -85,7 +94,16 @@ def split_attachments(message: str, images: Sequence[Image] = ()) -> tuple[str, 
         sentence = f"I read the attached file {head['name']} ({head['id']}){quoted}."
         attachments.append(Attachment(sentence, head["name"], head["id"], text))
     attachments.extend(Attachment(f"I received {image.describe()}.") for image in unpaired)
+    attachments.extend(Attachment(f"I received {file} as file input.") for file in files)
     return request.strip(), attachments
+
+
+def _file_sentence(body: str, unpaired: list[str]) -> Attachment:
+    head = _IMAGE_HEAD.match(body)
+    named = f"{head['name']} ({head['id']})" if head else short(body.strip())
+    if not unpaired:
+        return Attachment(f"The attached PDF {named} did not reach me as a file.")
+    return Attachment(f"I received the attached PDF {named} as file input: {unpaired.pop(0)}.")
 
 
 def _image_sentence(body: str, unpaired: list[Image]) -> Attachment:
@@ -145,7 +163,7 @@ def told(instruction: str) -> list[str]:
 
 
 def readable_answer(prompt: Prompt) -> str:
-    request, attachments = split_attachments(prompt.latest, prompt.images)
+    request, attachments = split_attachments(prompt.latest, prompt.images, prompt.documents)
     lines = [f'{LABEL} You asked: "{short(request)}".']
     for attachment in attachments:
         lines.append(attachment.sentence)

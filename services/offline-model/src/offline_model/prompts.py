@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from offline_model.answer import Prompt
+from offline_model.documents import describe_file, file_data_part
 from offline_model.images import Image, image_of
 
 
@@ -18,7 +19,12 @@ def _image_url(part: dict[str, Any]) -> str | None:
     return None
 
 
-def _text_of(content: Any, files: list[str], images: list[Image] | None = None) -> str:
+def _text_of(
+    content: Any,
+    files: list[str],
+    images: list[Image] | None = None,
+    documents: list[str] | None = None,
+) -> str:
     if content is None:
         return ""
     if isinstance(content, str):
@@ -34,6 +40,9 @@ def _text_of(content: Any, files: list[str], images: list[Image] | None = None) 
         url = _image_url(part)
         if url is not None and images is not None:
             images.append(image_of(url))
+        carried = file_data_part(part)
+        if carried is not None and documents is not None:
+            documents.append(describe_file(carried))
         file = part.get("file") if part.get("type") == "file" else part
         if isinstance(file, dict) and isinstance(file.get("file_id"), str):
             files.append(file["file_id"])
@@ -54,8 +63,10 @@ def _add_message(prompt: Prompt, message: dict[str, Any]) -> None:
     if texts is None:
         return
     if role == "user":
-        prompt.images = []  # the latest user message's images are the ones answered
-        texts.append(_text_of(message.get("content"), prompt.files, prompt.images))
+        # The latest user message's images and files are the ones answered.
+        prompt.images, prompt.documents = [], []
+        content = message.get("content")
+        texts.append(_text_of(content, prompt.files, prompt.images, prompt.documents))
     else:
         texts.append(_text_of(message.get("content"), prompt.files))
 
