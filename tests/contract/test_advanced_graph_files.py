@@ -1,8 +1,9 @@
 """advanced-graph understanding attached files, through a real LGOS process and the strict
 OpenAI SDK, against the real Files service and offline-model's readable answers: a PDF's text,
 an image sent as image input, a page and a byte limit said in the answer, an encrypted and a
-damaged PDF answered (never a 500), and a note drafted from an attached file, approved, then
-found by a knowledge search."""
+damaged PDF answered (never a 500), a PDF sent as file input or as its text as
+DEMO_API_PDF_INPUT says (offline-model in echo mode shows which reached it), and a note drafted
+from an attached file, approved, then found by a knowledge search."""
 
 from __future__ import annotations
 
@@ -70,6 +71,28 @@ def lgos(
 client = sdk_fixture("lgos")
 
 
+@pytest.fixture(scope="module", params=["text", "file"])
+def echo_lgos(
+    request: pytest.FixtureRequest,
+    offline_model: Server,
+    searxng: Server,
+    files_process: FilesProcess,
+    store_id: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[str, Server]]:
+    """advanced-graph against offline-model in echo mode, with each DEMO_API_PDF_INPUT."""
+    env = demo_env(offline_model, searxng, files_process.server.url, store_id, FILES_KEY)
+    env["DEMO_API_MAX_ATTACHMENT_PAGES"] = str(MAX_PAGES)
+    if request.param == "file":  # "text" is the default: left unset
+        env["DEMO_API_PDF_INPUT"] = "file"
+    state = tmp_path_factory.mktemp(f"advanced-pdf-{request.param}")
+    with advanced_lgos(state, env, name=f"lgos-pdf-{request.param}") as server:
+        yield request.param, server
+
+
+echo_client = sdk_fixture("echo_lgos", lambda found: found[1])
+
+
 async def upload(files: AsyncOpenAI, name: str, data: bytes) -> str:
     return (await files.files.create(file=(name, data), purpose="user_data")).id
 
@@ -92,6 +115,24 @@ async def test_a_pdf_is_answered_from_its_text(client: AsyncOpenAI, files: Async
         "percent to PDF_REVENUE_MARKER. Costs fell by 3 percent."
     ) in response.output_text
     assert "were read" not in response.output_text  # within every limit: nothing to say
+
+
+async def test_pdf_input_decides_whether_the_model_gets_the_pdf_or_its_text(
+    echo_lgos: tuple[str, Server], echo_client: AsyncOpenAI, files: AsyncOpenAI
+) -> None:
+    data = pdf_bytes(REPORT)
+    file_id = await upload(files, "report.pdf", data)
+    response = await ask(echo_client, "What does the attached report say?", file_id)
+    assert response.status == "completed"
+    said = response.output_text
+    if echo_lgos[0] == "file":
+        assert f"Attached PDF report.pdf ({file_id}): 2 pages, sent as file input." in said
+        assert f"File inputs: a PDF file report.pdf of {len(data)} bytes." in said
+        assert "PDF_REVENUE_MARKER" not in said  # the text was not extracted for the model
+    else:
+        assert f"Attached file report.pdf ({file_id}):" in said
+        assert "Revenue grew 12 percent to PDF_REVENUE_MARKER." in said
+        assert "File inputs:" not in said and "sent as file input" not in said
 
 
 async def test_a_png_reaches_the_model_as_an_image(client: AsyncOpenAI, files: AsyncOpenAI) -> None:
