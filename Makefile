@@ -2,6 +2,7 @@
 # Both install what they need: uv into .tools/, then the locked workspace into .venv/.
 
 SHELL := /bin/bash
+comma := ,
 PYTHON ?= python3
 TOOLS := .tools
 UV := $(TOOLS)/bin/uv
@@ -58,6 +59,19 @@ $(REDIS): | $(UV)
 	@$(INSTALL) apt redis-server
 	touch $@
 
+# Prometheus (port 3014) from Debian, the binary alone: the stack runs it with its own config.
+PROMETHEUS := $(TOOLS)/.prometheus
+$(PROMETHEUS): | $(UV)
+	@$(INSTALL) apt --no-recommends prometheus
+	touch $@
+
+# Arize Phoenix (the trace viewer on 3013) in its own pinned venv (≈ 850 MB, ≈ 70 s). The stack
+# starts it only when DEVSTACK_WITH names it, so `make dev` installs it only then; the tests need it.
+PHOENIX := $(TOOLS)/phoenix/.installed
+$(PHOENIX): services/phoenix/requirements.txt | $(UV)
+	@$(INSTALL) pip $(TOOLS)/phoenix -r services/phoenix/requirements.txt
+	touch $@
+
 # The LiteLLM proxy (the gateway on 3000) in its own pinned venv: it conflicts with the workspace.
 LITELLM := $(TOOLS)/litellm/.installed
 $(LITELLM): gateways/litellm/requirements.txt | $(UV)
@@ -88,7 +102,8 @@ $(OPEN_WEBUI): ui/open-webui/requirements.txt $(LGOS_UI_SOURCES) | $(UV)
 	@$(INSTALL) pip --name lgos-ui $(TOOLS)/open-webui --no-deps ./ui/client
 	touch $@
 
-SERVERS := $(SEARXNG) $(POSTGRES) $(REDIS) $(EMBEDDINGS) $(LITELLM) $(DBHUB) $(CHAINLIT) $(OPEN_WEBUI)
+SERVERS := $(SEARXNG) $(POSTGRES) $(REDIS) $(PROMETHEUS) $(EMBEDDINGS) $(LITELLM) $(DBHUB) \
+	$(CHAINLIT) $(OPEN_WEBUI) $(if $(filter phoenix,$(subst $(comma), ,$(DEVSTACK_WITH))),$(PHOENIX))
 
 # Browser tests drive Debian's Chromium through Playwright (no browser download): install it
 # when the machine lacks it (as root, like redis-server above).
@@ -126,7 +141,7 @@ lint: $(SYNCED)
 typecheck: $(SYNCED)
 	$(RUN) mypy
 
-test: lint typecheck docs-build $(SERVERS) chromium  ## every tier: unit, contract, integration, e2e
+test: lint typecheck docs-build $(SERVERS) $(PHOENIX) chromium  ## every tier: unit, contract, integration, e2e
 	$(RUN) pytest tests -p no:cacheprovider
 
 test-unit: $(SYNCED)
@@ -138,7 +153,7 @@ test-contract: $(SYNCED)
 test-integration: $(SYNCED) $(SERVERS)
 	$(RUN) pytest tests/integration
 
-test-e2e: $(SYNCED) $(SERVERS) chromium
+test-e2e: $(SYNCED) $(SERVERS) $(PHOENIX) chromium
 	$(RUN) pytest tests/e2e
 
 # The fuzz tier alone. `make test` runs its bounded `ci` profile; FUZZ_PROFILE=deep runs many more

@@ -138,14 +138,16 @@ class Installer:
         )
         self.step(name or venv.name, venv, commands)
 
-    def apt(self, package: str, command: str) -> None:
-        """``apt-get install package`` unless ``command`` is already on PATH."""
+    def apt(self, package: str, command: str, recommends: bool = True) -> None:
+        """``apt-get install package`` unless ``command`` is already on PATH; without the
+        package's recommendations when ``recommends`` is off."""
         if shutil.which(command):
             return
         log = self.log(package)
         print(f"installing {package} with apt-get (log: {shown(log)})", flush=True)
         log.unlink(missing_ok=True)
-        for args in (["update", "-qq"], ["install", "-y", "-qq", package]):
+        install = ["install", "-y", "-qq", *([] if recommends else ["--no-install-recommends"])]
+        for args in (["update", "-qq"], [*install, package]):
             status = run_logged(["apt-get", *args], log)
             if status == 0:
                 continue
@@ -192,6 +194,9 @@ def main() -> None:
     apt = commands.add_parser("apt", help="apt-get install PACKAGE unless COMMAND is on PATH")
     apt.add_argument("package")
     apt.add_argument("--command", dest="program", help="the program it provides (default: PACKAGE)")
+    apt.add_argument(
+        "--no-recommends", action="store_true", help="leave out the package's recommendations"
+    )
     pip = commands.add_parser("pip", help="pip install ARGS into VENV (created when missing)")
     pip.add_argument("--name", help="the step's name in messages and its log (default: VENV's)")
     pip.add_argument("venv", type=Path)
@@ -209,7 +214,7 @@ def main() -> None:
     installer = Installer(args.logs, args.goal)
     try:
         if args.command == "apt":
-            installer.apt(args.package, args.program or args.package)
+            installer.apt(args.package, args.program or args.package, not args.no_recommends)
         elif args.command == "pip":
             installer.pip(args.venv, args.args, args.name)
         elif args.command == "run":

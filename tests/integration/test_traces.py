@@ -13,6 +13,7 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import httpx
 import pytest
 from openai import AsyncOpenAI
 from opentelemetry import trace
@@ -95,6 +96,16 @@ async def test_a_research_run_is_one_trace_under_the_callers(
     # No message content in any span.
     dumped = json.dumps([dict(s.attributes or {}) for s in finished], default=str)
     assert "streaming modes" not in dumped
+
+
+async def test_a_metrics_scrape_is_not_traced_but_a_health_check_is(
+    lgos: AsyncOpenAI, spans: InMemorySpanExporter
+) -> None:
+    # Absolute URLs: both routes are outside /v1.
+    scrape = await lgos.get("http://lgos.test/metrics", cast_to=httpx.Response)
+    assert scrape.status_code == 200 and "http_server_requests_total" in scrape.text
+    await lgos.get("http://lgos.test/health", cast_to=httpx.Response)
+    assert [s.name for s in spans.get_finished_spans()] == ["GET /health"]
 
 
 async def test_tools_get_their_own_spans(lgos: AsyncOpenAI, spans: InMemorySpanExporter) -> None:

@@ -1,7 +1,8 @@
 """What README.md and the quickstart show `make dev` printing is what it prints: one
-"healthy on ... in Ns" line per component at its default port (in the order they became healthy,
-which varies: components start side by side), the whole start's time, then the summary's lines
-(a shown line may shorten a value with "..." but keeps its label), then the Ctrl-C line."""
+"healthy on ... in Ns" line per default component (no opt-in one) at its default port (in the
+order they became healthy, which varies: components start side by side), the whole start's time,
+then the summary's lines (a shown line may shorten a value with "..." but keeps its label), then
+the Ctrl-C line."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import re
 
 import pytest
 from lgos_stack import runner
-from lgos_stack.components import components
+from lgos_stack.components import planned
 from lgos_stack.model import Stack
 from lgos_stack.paths import ROOT
 from lgos_stack.ports import PORT_VARIABLES, Ports
@@ -28,11 +29,11 @@ TOOK = re.compile(r"stack healthy in \d+\.\ds")
 def printed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     for variable, _ in PORT_VARIABLES.values():
         monkeypatch.delenv(variable, raising=False)
-    for name in ("DEMO_API_OPENAI_API_KEY", "DEVSTACK_STATE_DIR", "DEVSTACK_SKIP"):
+    for name in ("DEMO_API_OPENAI_API_KEY", "DEVSTACK_STATE_DIR", "DEVSTACK_SKIP", "DEVSTACK_WITH"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("DEMO_API_VECTOR_STORE_ID", "vs_...")
     ports = Ports.from_env()
-    plan = components(ports)
+    plan = planned(ports)  # without the opt-in components
     lines = []
     for component in plan:
         scheme = "tcp" if component.tcp_health else "http"

@@ -3,6 +3,7 @@ every component before it is healthy."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -29,13 +30,15 @@ from lgos_stack.paths import (
     LITELLM_BIN,
     OPEN_WEBUI_BIN,
     PG_BIN,
+    PHOENIX_BIN,
+    PROMETHEUS_BIN,
     SEARXNG_PYTHON,
     UI_CLIENT_SRC,
     pg_data,
     state_dir,
 )
 from lgos_stack.ports import Ports, postgres_url
-from lgos_stack.servers import postgres_command, redis_command
+from lgos_stack.servers import phoenix_env, postgres_command, prometheus_command, redis_command
 
 DEMO_REGISTRY = "lgos_demo_graphs.registry:create_registry"
 """What LGOS serves when LGOS_REGISTRY is unset: the demo graphs."""
@@ -44,6 +47,8 @@ OPEN_WEBUI_HEALTH_TIMEOUT = 240.0
 SHOWCASE_GRAPH = "advanced-graph"
 """The graph both UIs open on (Open WebUI's DEFAULT_MODELS; Chainlit picks it from the catalog)."""
 """Its first start migrates a fresh database: ≈ 40 s here, several times that on a busy CPU."""
+PHOENIX_HEALTH_TIMEOUT = 120.0
+"""≈ 14 s here (17 s the first time, which migrates its SQLite database); more on a busy CPU."""
 
 
 def postgres(ports: Ports) -> Component:
@@ -297,6 +302,63 @@ def open_webui(ports: Ports) -> Component:
     )
 
 
+def prometheus(ports: Ports) -> Component:
+    """Scrapes every first-party ``/metrics`` (the config names the stack's ports)."""
+    config = state_dir() / "prometheus.yml"
+    return Component(
+        name="prometheus",
+        port=ports.prometheus,
+        args=prometheus_command(ports.prometheus, config, state_dir() / "prometheus"),
+        health_path="/-/ready",
+        requires=(PROMETHEUS_BIN,),
+        setup=jobs.write_prometheus_config,
+    )
+
+
+def phoenix(ports: Ports) -> Component:
+    """The trace viewer: every first-party service sends its spans here when it runs
+    (``traced``)."""
+    return Component(
+        name="phoenix",
+        port=ports.phoenix,
+        args=[str(PHOENIX_BIN), "serve"],
+        env=phoenix_env(ports.phoenix, ports.phoenix_grpc, state_dir() / "phoenix"),
+        health_path="/healthz",
+        requires=(PHOENIX_BIN,),
+        health_timeout=PHOENIX_HEALTH_TIMEOUT,
+    )
+
+
+TRACED = ("lgos", "lgos-2", "lgos-worker", "files")
+"""The first-party services that export OpenTelemetry traces."""
+TRACE_PROJECT = "lgos"
+"""Phoenix's project the stack's spans land in (the resource attribute Phoenix reads)."""
+
+
+def tracing_env(name: str, ports: Ports) -> dict[str, str]:
+    """The standard OTEL_* variables pointing ``name``'s spans at the stack's Phoenix (OTLP/HTTP:
+    the exporter appends /v1/traces to this base URL)."""
+    return {
+        "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{ports.phoenix}",
+        "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
+        "OTEL_SERVICE_NAME": name,
+        "OTEL_RESOURCE_ATTRIBUTES": f"openinference.project.name={TRACE_PROJECT}",
+    }
+
+
+def traced(plan: list[Component], ports: Ports) -> list[Component]:
+    """With Phoenix in the plan, the traced services export to it; without it, nothing changes
+    (OTEL_* set by the developer still reach every process)."""
+    if not any(c.name == "phoenix" for c in plan):
+        return plan
+    return [
+        dataclasses.replace(c, env={**c.env, **tracing_env(c.name, ports)})
+        if c.name in TRACED
+        else c
+        for c in plan
+    ]
+
+
 COMPONENTS: tuple[Callable[[Ports], Component], ...] = (
     postgres,
     redis,
@@ -304,6 +366,8 @@ COMPONENTS: tuple[Callable[[Ports], Component], ...] = (
     embeddings,
     files,
     offline_model,
+    prometheus,
+    phoenix,
     lgos,
     lgos_second,
     lgos_worker,
@@ -313,6 +377,8 @@ COMPONENTS: tuple[Callable[[Ports], Component], ...] = (
     open_webui,
 )
 """The stack, in start order."""
+OPT_IN = frozenset({"phoenix"})
+"""Components started only when DEVSTACK_WITH names them (Phoenix: ≈ 14 s and ≈ 500 MB)."""
 
 
 def components(ports: Ports) -> list[Component]:
@@ -320,11 +386,19 @@ def components(ports: Ports) -> list[Component]:
     return [component(ports) for component in COMPONENTS]
 
 
+def named(names: str) -> set[str]:
+    return {name.strip() for name in names.split(",") if name.strip()}
+
+
 def planned(ports: Ports) -> list[Component]:
-    """The components to start: all of them but those DEVSTACK_SKIP names."""
-    skip = {name.strip() for name in os.environ.get("DEVSTACK_SKIP", "").split(",") if name}
+    """The components to start: all of them but those DEVSTACK_SKIP names and the opt-in ones
+    DEVSTACK_WITH does not name."""
+    skip = named(os.environ.get("DEVSTACK_SKIP", ""))
+    wanted = named(os.environ.get("DEVSTACK_WITH", ""))
     every = components(ports)
-    unknown = skip - {c.name for c in every}
-    if unknown:
-        raise SystemExit(f"DEVSTACK_SKIP names no component: {', '.join(sorted(unknown))}")
-    return [c for c in every if c.name not in skip]
+    for variable, names in (("DEVSTACK_SKIP", skip), ("DEVSTACK_WITH", wanted)):
+        unknown = names - {c.name for c in every}
+        if unknown:
+            raise SystemExit(f"{variable} names no component: {', '.join(sorted(unknown))}")
+    skip |= OPT_IN - wanted
+    return traced([c for c in every if c.name not in skip], ports)

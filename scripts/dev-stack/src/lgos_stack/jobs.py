@@ -13,7 +13,7 @@ from lgos_stack.model import Component, Stack
 from lgos_stack.paths import OPEN_WEBUI_INSTALLER, ROOT, pg_data, state_dir
 from lgos_stack.ports import Ports, postgres_url
 from lgos_stack.processes import demote, ensure_service_user
-from lgos_stack.servers import initdb_command, searxng_settings
+from lgos_stack.servers import initdb_command, prometheus_config, searxng_settings
 
 
 def run_job(what: str, module: str, *args: str, env: dict[str, str] | None = None) -> None:
@@ -51,6 +51,19 @@ def init_postgres(component: Component, stack: Stack) -> None:
 def render_searxng_settings(component: Component, stack: Stack) -> None:
     """SearXNG's settings (absolute engine path, port, a fresh secret) in the state folder."""
     searxng_settings(component.port, state_dir() / "searxng-settings.yml")
+
+
+def write_prometheus_config(component: Component, stack: Stack) -> None:
+    """Prometheus's config in the state folder: every first-party ``/metrics`` at the stack's
+    ports, scraped every 2 s (a request shows within seconds)."""
+    ports = stack.ports
+    scrapes = {
+        "lgos": ports.lgos,
+        "lgos-2": ports.lgos_second,
+        "lgos-worker": ports.lgos_worker,
+        "files": ports.files,
+    }
+    (state_dir() / "prometheus.yml").write_text(prometheus_config(scrapes))
 
 
 def prepare_mcp_db(component: Component, stack: Stack) -> None:

@@ -12,6 +12,10 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "searxng": (),
     "embeddings": (),
     "offline-model": (),
+    # Both stand apart: Prometheus scrapes whatever answers; a service exporting before Phoenix
+    # is up loses only its first spans.
+    "prometheus": (),
+    "phoenix": (),
     "files": ("postgres", "embeddings"),
     "mcp-db": ("postgres",),
     # Its setup creates the knowledge store in the Files service; the id it hands on is what

@@ -26,6 +26,9 @@ CHAINLIT_BIN = TOOLS / "chainlit" / "bin" / "chainlit"
 CHAINLIT_DIR = ROOT / "ui" / "chainlit"
 OPEN_WEBUI_BIN = TOOLS / "open-webui" / "bin" / "open-webui"
 OPEN_WEBUI_INSTALLER = ROOT / "ui" / "open-webui" / "install_pipe.py"
+PHOENIX_BIN = TOOLS / "phoenix" / "bin" / "phoenix"
+PROMETHEUS_BIN = Path("/usr/bin/prometheus")
+"""Debian's package (``make dev`` installs it when missing)."""
 UI_CLIENT_SRC = ROOT / "ui" / "client" / "src"
 """The shared UI client package of this checkout, put on the UIs' PYTHONPATH."""
 

@@ -49,6 +49,9 @@ PORT_VARIABLES: dict[str, tuple[str, int]] = {
     "gateway": ("OPENAI_GATEWAY_PORT", 3000),
     "chainlit": ("CHAINLIT_PORT", 3002),
     "open_webui": ("OPEN_WEBUI_PORT", 3003),
+    "prometheus": ("PROMETHEUS_PORT", 3014),
+    "phoenix": ("PHOENIX_PORT", 3013),
+    "phoenix_grpc": ("PHOENIX_GRPC_PORT", 3016),
 }
 """Each component's port variable and its fixed default."""
 
@@ -72,6 +75,11 @@ class Ports:
     gateway: int
     chainlit: int
     open_webui: int
+    prometheus: int
+    phoenix: int
+    """Phoenix's web UI and OTLP/HTTP receiver."""
+    phoenix_grpc: int
+    """Phoenix's OTLP/gRPC receiver: it cannot be turned off and binds on every interface."""
 
     @classmethod
     def from_env(cls) -> Ports:

@@ -19,7 +19,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from lgos_stack import jobs, keys, order
-from lgos_stack.components import components, planned
+from lgos_stack.components import TRACE_PROJECT, components, planned, traced
 from lgos_stack.model import Component, Stack
 from lgos_stack.paths import ROOT, state_dir
 from lgos_stack.ports import PORT_VARIABLES, Ports
@@ -162,6 +162,17 @@ def summary(stack: Stack, plan: list[Component]) -> list[str]:
             f"Open WebUI:      http://127.0.0.1:{ports.open_webui}  "
             f"(login {admin['WEBUI_ADMIN_EMAIL']} / {shown})"
         )
+    names = {c.name for c in plan}
+    if "prometheus" in names:
+        lines.append(
+            f"Prometheus:      http://127.0.0.1:{ports.prometheus}  "
+            "(scrapes /metrics of LGOS, its worker and Files every 2 s)"
+        )
+    if "phoenix" in names:
+        lines.append(
+            f"Phoenix traces:  http://127.0.0.1:{ports.phoenix}  "
+            f"(project {TRACE_PROJECT}: LGOS, its worker and Files send their spans)"
+        )
     lines.append(f"logs: {state}/")
     return lines
 
@@ -293,10 +304,13 @@ def restart(name: str, say: Say) -> None:
     if not pid_file().exists():
         raise SystemExit("no detached stack is running")
     stack = Stack(Ports.from_env())
-    plan = {component.name: component for component in components(stack.ports)}
+    started = recorded()
+    every = components(stack.ports)
+    # A running Phoenix keeps receiving the restarted service's traces.
+    every = traced(every, stack.ports) if "phoenix" in started else every
+    plan = {component.name: component for component in every}
     if name not in plan:
         raise SystemExit(f"no component {name!r}; the stack has {', '.join(plan)}")
-    started = recorded()
     if name in started:
         stop({name: started[name]}, say)
     component = plan[name]

@@ -10,7 +10,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from lgos_stack.paths import LITELLM_BIN, PG_BIN, SEARXNG_DIR, SEARXNG_PYTHON
+from lgos_stack.paths import (
+    LITELLM_BIN,
+    PG_BIN,
+    PROMETHEUS_BIN,
+    SEARXNG_DIR,
+    SEARXNG_PYTHON,
+)
 from lgos_stack.ports import free_port
 from lgos_stack.processes import Server, Wait, interrupt, redis_pong, serve, wait_for
 
@@ -32,6 +38,41 @@ def postgres_command(data: Path, port: int) -> list[str]:
 def initdb_command(data: Path, *options: str) -> list[str]:
     """A new cluster in ``data``: superuser ``postgres``, trust authentication."""
     return [str(PG_BIN / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust", *options]
+
+
+def prometheus_command(port: int, config: Path, data: Path) -> list[str]:
+    """Prometheus on loopback over ``config``, its time series in ``data`` (two days kept)."""
+    return [
+        *(str(PROMETHEUS_BIN), f"--config.file={config}", f"--storage.tsdb.path={data}"),
+        *(f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=2d"),
+    ]
+
+
+def prometheus_config(scrapes: Mapping[str, int], interval: str = "2s") -> str:
+    """A config scraping ``/metrics`` of each job name -> loopback port."""
+    jobs = "".join(
+        f"  - job_name: {name}\n    static_configs:\n      - targets: ['127.0.0.1:{port}']\n"
+        for name, port in scrapes.items()
+    )
+    return (
+        f"global:\n  scrape_interval: {interval}\n  evaluation_interval: {interval}\n"
+        f"scrape_configs:\n{jobs}"
+    )
+
+
+def phoenix_env(port: int, grpc_port: int, working_dir: Path) -> dict[str, str]:
+    """Arize Phoenix on loopback, configured by its environment only: its SQLite database in
+    ``working_dir``, nothing fetched from outside, no telemetry, no server-side agent."""
+    return {
+        "PHOENIX_HOST": "127.0.0.1",
+        "PHOENIX_PORT": str(port),
+        "PHOENIX_WORKING_DIR": str(working_dir),
+        "PHOENIX_TELEMETRY_ENABLED": "false",
+        "PHOENIX_ALLOW_EXTERNAL_RESOURCES": "false",
+        "PHOENIX_DISABLE_AGENT_ASSISTANT": "true",
+        # Its gRPC receiver always starts (on every interface): on a port of the stack's.
+        "PHOENIX_GRPC_PORT": str(grpc_port),
+    }
 
 
 def searxng_settings(port: int, into: Path) -> Path:

@@ -43,6 +43,9 @@ def _route(scope: Scope) -> str:
     return path if isinstance(path, str) else "unmatched"
 
 
+UNTRACED_PATH = "/metrics"
+
+
 class RequestContext:
     """ASGI middleware: the request id in force, the fresh log context, the closing line."""
 
@@ -68,11 +71,17 @@ class RequestContext:
             if (value := _header(scope, name.encode())) is not None
         }
         method = str(scope.get("method", "OTHER"))
-        span = tracing.tracer().start_span(
-            method,
-            context=propagate.extract(carrier),
-            kind=SpanKind.SERVER,
-            attributes={"http.request.method": method},
+        # A metrics scrape gets no span: Prometheus asks every few seconds, and its traces
+        # would bury the requests in the trace viewer.
+        span = (
+            trace.INVALID_SPAN
+            if scope.get("path") == UNTRACED_PATH
+            else tracing.tracer().start_span(
+                method,
+                context=propagate.extract(carrier),
+                kind=SpanKind.SERVER,
+                attributes={"http.request.method": method},
+            )
         )
         status = 500
         started = time.perf_counter()
