@@ -173,7 +173,8 @@ def test_advanced_graph_examples_through_the_stack_gateway(stack: dict[str, str]
     assert '{"total": 47}' in sections["client function"]
     review = sections["save, review, approve"]
     assert (
-        "'choices': ['approve', 'reject']" in review and "retries need idempotency keys." in review
+        "'choices': ['approve', 'reject']" in review
+        and "retries need idempotency keys." in review.lower()
     )
     assert "it is indexed, so later research can find it" in review
     # The note went to the stack's knowledge store, created by the one-shot job.
