@@ -116,8 +116,8 @@ def test_status_has_no_side_effects(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: calls.append(a))
     lines, say = said()
     assert runner.status(say) == 1  # nothing listens on those ports
-    # Phoenix is opt-in, and its gRPC port is no component's.
-    assert len(lines) == len(PORT_VARIABLES) - 2 and all(" down  " in line for line in lines)
+    # Phoenix is opt-in.
+    assert len(lines) == len(PORT_VARIABLES) - 1 and all(" down  " in line for line in lines)
     assert calls == []
     assert list(tmp_path.iterdir()) == []
 

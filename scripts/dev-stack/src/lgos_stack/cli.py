@@ -17,8 +17,8 @@ Ports and the state folder can be overridden (tests run a private stack on free 
 LGOS_PORT, LGOS_SECOND_PORT (the second instance, default 3015), LGOS_WORKER_PORT (health
 only, default 3011), OFFLINE_MODEL_PORT, SEARXNG_PORT, POSTGRES_PORT, REDIS_PORT,
 OPENAI_GATEWAY_PORT, MCP_DEMO_DB_PORT, FILES_PORT, EMBEDDINGS_PORT,
-CHAINLIT_PORT, OPEN_WEBUI_PORT, PROMETHEUS_PORT, PHOENIX_PORT, PHOENIX_GRPC_PORT (Phoenix's
-OTLP/gRPC receiver, default 3016), DEVSTACK_STATE_DIR, DEVSTACK_PGDATA (the PostgreSQL data folder;
+CHAINLIT_PORT, OPEN_WEBUI_PORT, PROMETHEUS_PORT, PHOENIX_PORT, DEVSTACK_STATE_DIR,
+DEVSTACK_PGDATA (the PostgreSQL data folder;
 as root it must be reachable by the lgos-dev user). FILES_API_KEYS sets the Files service's
 bearer key(s).
 DEVSTACK_SKIP names components (comma-separated) not to start, e.g. `open-webui`

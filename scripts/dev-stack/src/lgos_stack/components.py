@@ -322,7 +322,7 @@ def phoenix(ports: Ports) -> Component:
         name="phoenix",
         port=ports.phoenix,
         args=[str(PHOENIX_BIN), "serve"],
-        env=phoenix_env(ports.phoenix, ports.phoenix_grpc, state_dir() / "phoenix"),
+        env=phoenix_env(ports.phoenix, state_dir() / "phoenix"),
         health_path="/healthz",
         requires=(PHOENIX_BIN,),
         health_timeout=PHOENIX_HEALTH_TIMEOUT,

@@ -51,7 +51,6 @@ PORT_VARIABLES: dict[str, tuple[str, int]] = {
     "open_webui": ("OPEN_WEBUI_PORT", 3003),
     "prometheus": ("PROMETHEUS_PORT", 3014),
     "phoenix": ("PHOENIX_PORT", 3013),
-    "phoenix_grpc": ("PHOENIX_GRPC_PORT", 3016),
 }
 """Each component's port variable and its fixed default."""
 
@@ -78,8 +77,6 @@ class Ports:
     prometheus: int
     phoenix: int
     """Phoenix's web UI and OTLP/HTTP receiver."""
-    phoenix_grpc: int
-    """Phoenix's OTLP/gRPC receiver: it cannot be turned off and binds on every interface."""
 
     @classmethod
     def from_env(cls) -> Ports:

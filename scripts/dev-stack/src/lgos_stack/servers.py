@@ -60,7 +60,7 @@ def prometheus_config(scrapes: Mapping[str, int], interval: str = "2s") -> str:
     )
 
 
-def phoenix_env(port: int, grpc_port: int, working_dir: Path) -> dict[str, str]:
+def phoenix_env(port: int, working_dir: Path) -> dict[str, str]:
     """Arize Phoenix on loopback, configured by its environment only: its SQLite database in
     ``working_dir``, nothing fetched from outside, no telemetry, no server-side agent."""
     return {
@@ -70,8 +70,9 @@ def phoenix_env(port: int, grpc_port: int, working_dir: Path) -> dict[str, str]:
         "PHOENIX_TELEMETRY_ENABLED": "false",
         "PHOENIX_ALLOW_EXTERNAL_RESOURCES": "false",
         "PHOENIX_DISABLE_AGENT_ASSISTANT": "true",
-        # Its gRPC receiver always starts (on every interface): on a port of the stack's.
-        "PHOENIX_GRPC_PORT": str(grpc_port),
+        # Its OTLP/gRPC receiver always starts, on every interface; the stack sends OTLP/HTTP,
+        # so port 0 lets the kernel give it any free port rather than one of the design's.
+        "PHOENIX_GRPC_PORT": "0",
     }
 
 
