@@ -22,6 +22,7 @@ PAGE = (ROOT / "docs" / "how-to" / "troubleshoot.md").read_text()
 MAKE = shutil.which("make") or "make"
 NOBODY = 65534
 CHECK = "check network and disk (df -h)"
+MAKE_VARIABLES = frozenset({"MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES"})
 
 
 def one_line(result: subprocess.CompletedProcess[str]) -> str:
@@ -125,7 +126,13 @@ def refusing_network(tmp_path: Path) -> dict[str, str]:
     """The environment with no pip settings of the machine's, and an index and a proxy on a
     port nothing listens on."""
     refused = f"http://127.0.0.1:{free_port()}"
-    kept = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_"))}
+    # Nor make's own variables: under `make test` they would make each make a sub-make, whose
+    # trailer reads `make[1]: ***` rather than what a person running it sees.
+    kept = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("PIP_", "UV_")) and k not in MAKE_VARIABLES
+    }
     return {
         **kept,
         "PIP_CONFIG_FILE": os.devnull,
