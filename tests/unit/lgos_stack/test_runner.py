@@ -31,9 +31,14 @@ def said() -> tuple[list[str], runner.Say]:
     return lines, lines.append
 
 
+def default_sigint() -> None:
+    """Run under a background job, the test inherits SIGINT ignored; the sleepers must not."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.fixture
 def sleeper() -> Iterator[subprocess.Popen[bytes]]:
-    process = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    process = subprocess.Popen(["sleep", "60"], start_new_session=True, preexec_fn=default_sigint)
     yield process
     process.kill()
     process.wait()
@@ -77,7 +82,10 @@ def test_stop_never_signals_a_pid_that_now_names_another_process(
 
 
 def test_a_second_ctrl_c_while_stopping_stops_every_server() -> None:
-    sleepers = [subprocess.Popen(["sleep", "60"], start_new_session=True) for _ in range(3)]
+    sleepers = [
+        subprocess.Popen(["sleep", "60"], start_new_session=True, preexec_fn=default_sigint)
+        for _ in range(3)
+    ]
     started = {f"s{i}": Started(p.pid, start_ticks(p.pid)) for i, p in enumerate(sleepers)}
     lines: list[str] = []
     before = signal.getsignal(signal.SIGINT)
@@ -89,7 +97,7 @@ def test_a_second_ctrl_c_while_stopping_stops_every_server() -> None:
     try:
         runner.stop(started, say)
         assert lines == ["stopped s2", "stopped s1", "stopped s0"]
-        assert all(p.wait(timeout=10) != 0 for p in sleepers)
+        assert [p.wait(timeout=5) for p in sleepers] == [-signal.SIGINT] * 3
     finally:
         for process in sleepers:
             process.kill()
@@ -315,3 +323,19 @@ def test_one_sync_republishes_to_the_gateway_then_open_webui_when_it_answers(
     args = ran[1][1]
     assert args[args.index("--url") + 1] == f"http://127.0.0.1:{server.server_port}"
     assert any("open-webui" in line for line in lines)
+
+
+def test_the_cli_restores_ctrl_c_that_a_background_job_ignores(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Servers started by a stack that ignores SIGINT would ignore the stop's SIGINT too."""
+    from lgos_stack import cli
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    monkeypatch.setattr(runner, "status", lambda say: 0)
+    try:
+        with pytest.raises(SystemExit):
+            cli.main(["status"])
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -29,6 +29,7 @@ viewer (≈ 14 s, ≈ 0.5 GB RAM), which then receives the traces of LGOS, its w
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
 from lgos_stack import runner
@@ -56,6 +57,11 @@ def main(argv: list[str] | None = None) -> None:
     restart_parser.add_argument("component")
     commands.add_parser("sync")
     args = parser.parse_args(argv)
+    # Started from a background job, this process inherits SIGINT ignored, and the servers it
+    # starts would too (an ignored signal stays ignored across exec): each would then need the
+    # SIGKILL that follows a stop's SIGINT 10 s later. Ctrl-C means stop, however it was started.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     if args.command == "up":
         sys.exit(runner.up(args.detach, say, warn))
     elif args.command == "down":
