@@ -19,6 +19,7 @@ from lgos_ui import PendingReview, events
 from lgos_ui.events import Citation, Finished, ProgressNotes
 from lgos_ui.tools import text_preview
 
+from lgos_chainlit.persisted import persist_last
 from lgos_chainlit.reviews import send_review
 
 
@@ -59,6 +60,7 @@ class Progress:
         # Chainlit's step closes itself when auto-collapse is on and the step is not running.
         self.step.auto_collapse = self.notes.collapsed
         await self.step.update()
+        await persist_last(self.step)
 
 
 class TurnView:
