@@ -15,6 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.browser import (
+    LAUNCH_REVIEW,
+    a_pdf_is_answered_from_its_text,
+    a_pdfs_key_points_are_saved_then_found,
+)
 from tests.support.documents import pdf_bytes, png_bytes
 from tests.support.ui_people import WEBUI_EMAIL, WEBUI_PASSWORD, WebUIUser
 
@@ -25,10 +30,6 @@ STARTUP = (f"login {WEBUI_EMAIL} / {WEBUI_PASSWORD}",)
 STACK_ENV = {"DEVSTACK_SKIP": "chainlit"}
 PERSON = WebUIUser
 GRAPH = "advanced-graph"
-REPORT = [
-    "Launch review\nThe launch moves to Friday behind the ORCHID_FLAG switch.",
-    "Support is staffed all weekend.",
-]
 
 
 def attach_image(person: WebUIUser, path: Path) -> None:
@@ -43,17 +44,11 @@ def attach_image(person: WebUIUser, path: Path) -> None:
 
 def test_a_pdf_and_a_png_are_answered_from_their_content(person: WebUIUser, tmp_path: Path) -> None:
     report = tmp_path / "launch-review.pdf"
-    report.write_bytes(pdf_bytes(REPORT))
+    report.write_bytes(pdf_bytes(LAUNCH_REVIEW))
     chart = tmp_path / "chart.png"
     chart.write_bytes(png_bytes(120, 80))
 
-    person.open(GRAPH)
-    person.attach(report)
-    person.send("What are the key points of the attached file?")
-    person.expect_text("I read the attached file launch-review.pdf", timeout=60)
-    person.expect_text("ORCHID_FLAG")
-    person.wait_idle()
-    person.shot("answered from the PDF's text")
+    a_pdf_is_answered_from_its_text(person, GRAPH, report)
 
     person.open(GRAPH)
     attach_image(person, chart)
@@ -70,21 +65,5 @@ def test_a_note_of_a_pdfs_key_points_is_saved_after_review_and_found(
     person: WebUIUser, tmp_path: Path
 ) -> None:
     report = tmp_path / "launch-review.pdf"
-    report.write_bytes(pdf_bytes(REPORT))
-    person.open(GRAPH)
-    person.attach(report)
-    person.send("Save the key points of this file as a note.")
-    person.review_shown(timeout=60)
-    person.expect_text("Key points of launch-review.pdf")
-    person.shot("a note of the PDF's key points under review")
-    person.choose("approve")
-    person.expect_text("Saved the approved note as note-key-points-of-launch-review", 90)
-    person.wait_idle(timeout=90)
-    person.shot("the note saved after approval")
-
-    person.open(GRAPH)
-    person.send("Search my notes: when does the ORCHID_FLAG launch happen?")
-    person.expect_text("[K1] note-key-points-of-launch-review", timeout=60)
-    person.expect_text("behind the ORCHID_FLAG switch")  # the note's own text, quoted
-    person.wait_idle()
-    person.shot("the saved note found")
+    report.write_bytes(pdf_bytes(LAUNCH_REVIEW))
+    a_pdfs_key_points_are_saved_then_found(person, GRAPH, report)

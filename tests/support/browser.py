@@ -370,3 +370,45 @@ def revise_then_reject_a_note(person: Person, notes: Notes) -> None:
     person.wait_idle()
     person.shot("revised note rejected")
     assert notes() == before
+
+
+LAUNCH_REVIEW = (
+    "Launch review\nThe launch moves to Friday behind the ORCHID_FLAG switch.",
+    "Support is staffed all weekend.",
+)
+"""The pages of the PDF the file journeys attach (``tests.support.documents.pdf_bytes``)."""
+
+
+def a_pdf_is_answered_from_its_text(person: Person, graph: str, report: Path) -> None:
+    person.new_chat()
+    person.open(graph)
+    person.attach(report)
+    person.send("What are the key points of the attached file?")
+    person.expect_text(f"I read the attached file {report.name}", timeout=60)
+    person.expect_text("ORCHID_FLAG")
+    person.wait_idle()
+    person.shot("answered from the PDF's text")
+
+
+def a_pdfs_key_points_are_saved_then_found(person: Person, graph: str, report: Path) -> None:
+    """The note drafted from the attachment goes through review, then a new chat finds it by
+    a word only the PDF holds, quoting the note's own text."""
+    person.new_chat()
+    person.open(graph)
+    person.attach(report)
+    person.send("Save the key points of this file as a note.")
+    person.review_shown(timeout=60)
+    person.expect_text(f"Key points of {report.name}")
+    person.shot("a note of the PDF's key points under review")
+    person.choose("approve")
+    person.expect_text("Saved the approved note as note-key-points-of-launch-review", 90)
+    person.wait_idle(timeout=90)
+    person.shot("the note saved after approval")
+
+    person.new_chat()
+    person.open(graph)
+    person.send("Search my notes: when does the ORCHID_FLAG launch happen?")
+    person.expect_text("[K1] note-key-points-of-launch-review", timeout=60)
+    person.expect_text("behind the ORCHID_FLAG switch")  # the note's own text, quoted
+    person.wait_idle()
+    person.shot("the saved note found")
