@@ -21,6 +21,7 @@ from tests.support import browser
 from tests.support.browser import BrowserUI
 from tests.support.devstack import DEVSTACK, GATEWAY_KEY, files_service
 from tests.support.servers import OFFLINE_MODEL_ECHO
+from tests.support.ui_logs import TurnLogs
 from tests.support.ui_people import CHAINLIT_PASSWORD, CHAINLIT_USER, ChainlitUser
 
 pytestmark = pytest.mark.socket
@@ -355,3 +356,13 @@ def test_status_lists_chainlit(stack: dict[str, str]) -> None:
     assert re.search(r"chainlit\s+healthy", result.stdout), result.stdout
     health = httpx.get(f"http://127.0.0.1:{stack['CHAINLIT_PORT']}/health", timeout=5.0)
     assert health.status_code == 200 and json.loads(health.text)["status"] == "ok"
+
+
+def test_a_turn_is_logged_as_json_with_its_request_id_and_without_the_prompt(
+    person: ChainlitUser, stack: dict[str, str]
+) -> None:
+    prompt = "quetzal-prompt-6194"
+    logs = TurnLogs(Path(stack["DEVSTACK_STATE_DIR"]), "chainlit.log", ("lgos_chainlit", "lgos_ui"))
+    person.open("simple-graph")
+    person.ask(f"Log this turn: {prompt}", f'You said: "Log this turn: {prompt}"')
+    logs.check(prompt, "lgos/simple-graph", whole_ui_log=True)

@@ -30,6 +30,7 @@ from tests.support.advanced import note_files, store_file_ids
 from tests.support.clients import sdk_client
 from tests.support.devstack import DEVSTACK, GATEWAY_KEY
 from tests.support.servers import OFFLINE_MODEL_ECHO, ROOT
+from tests.support.ui_logs import TurnLogs
 from tests.support.ui_people import WEBUI_EMAIL, WEBUI_PASSWORD, WebUIUser
 
 pytestmark = pytest.mark.socket
@@ -334,8 +335,12 @@ def test_setup_job_is_idempotent_and_status_lists_open_webui(stack: dict[str, st
         timeout=120,
     )
     assert again.returncode == 0, again.stderr
-    assert "LGOS pipe" in again.stdout and "unchanged" in again.stdout
-    assert "models created" not in again.stdout
+    # Its report is service_kit's JSON lines, without the gateway key or the admin password.
+    installed, synced = (json.loads(line) for line in again.stderr.splitlines())
+    assert (installed["logger"], installed["event"]) == ("lgos_open_webui_setup", "pipe installed")
+    assert installed["changed"] == []
+    assert synced["event"] == "model entries synced" and synced["models"]["created"] == []
+    assert GATEWAY_KEY not in again.stderr and PASSWORD not in again.stderr
     status = subprocess.run(
         [*DEVSTACK, "status"], env=stack, capture_output=True, text=True, timeout=30
     )
@@ -348,3 +353,15 @@ def test_setup_job_is_idempotent_and_status_lists_open_webui(stack: dict[str, st
         models = client.get("/api/models", headers={"Authorization": f"Bearer {token}"})
     assert GATEWAY_KEY not in models.text
     assert json.loads(models.text)["data"]
+
+
+def test_the_pipes_turn_is_logged_as_json_with_its_request_id_and_without_the_prompt(
+    person: WebUIUser, stack: dict[str, str]
+) -> None:
+    prompt = "ocelot-prompt-2417"
+    logs = TurnLogs(Path(stack["DEVSTACK_STATE_DIR"]), "open-webui.log", ("lgos_pipe", "lgos_ui"))
+    person.open("simple-graph")
+    person.ask(f"Log this turn: {prompt}", f'You said: "Log this turn: {prompt}"')
+    # Open WebUI's own lines are its own (not checked): only the pipe's are ours.
+    ours = logs.check(prompt, "lgos/simple-graph", whole_ui_log=False)
+    assert [r["event"] for r in ours if r["logger"] == "lgos_pipe"] == ["turn"]

@@ -19,7 +19,7 @@ from typing import Any
 import chainlit as cl
 from chainlit.data.chainlit_data_layer import ChainlitDataLayer
 from chainlit.types import ThreadDict
-from lgos_chainlit import state, turns
+from lgos_chainlit import logs, state, turns
 from lgos_chainlit.background import CANCEL_ACTION, cancel, start_background, watch_background
 from lgos_chainlit.config import AppSettings
 from lgos_chainlit.gateway import Gateway
@@ -36,11 +36,13 @@ from lgos_chainlit.widgets import values_from, widgets
 from lgos_ui import LIMITED_NOTICE, GraphEntry, answer_from_text, default_entry, setting_fields
 from lgos_ui.catalog import entry_from_extension
 from lgos_ui.turn import Turn
+from openai import AsyncOpenAI
+from service_kit import context
 
-logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
 log = logging.getLogger("lgos_chainlit")
 
 SETTINGS = AppSettings.from_env()
+logs.configure(SETTINGS.log_level)
 GATEWAY = Gateway(SETTINGS)
 # Chainlit sends the thread to the browser only after on_chat_resume returns (Chainlit #2611):
 # anything sent from the hook itself would vanish, so a pending review is shown just after it.
@@ -154,7 +156,7 @@ async def on_settings_update(submitted: dict[str, Any]) -> None:
     await state.save(**{state.SETTINGS: values_from(fields, submitted)})
 
 
-async def upload_files(message: cl.Message) -> list[str]:
+async def upload_files(message: cl.Message, client: AsyncOpenAI) -> list[str]:
     """Attachments go to the Files service through the gateway; the graph gets their ids."""
     ids: list[str] = []
     for element in message.elements or []:
@@ -164,9 +166,7 @@ async def upload_files(message: cl.Message) -> list[str]:
         # Chainlit deletes session files with the session: read them now.
         data = await asyncio.to_thread(Path(path).read_bytes)
         mime = getattr(element, "mime", None) or "application/octet-stream"
-        uploaded = await GATEWAY.openai.files.create(
-            file=(element.name, data, mime), purpose="user_data"
-        )
+        uploaded = await client.files.create(file=(element.name, data, mime), purpose="user_data")
         ids.append(uploaded.id)
     return ids
 
@@ -180,6 +180,12 @@ async def on_message(message: cl.Message) -> None:
         ).send()
         return
     turn = new_turn(GATEWAY, entry)
+    # Every line this message causes carries the id its gateway calls send.
+    with context.bound(request_id=turn.request_id):
+        await answer_message(turn, entry, message)
+
+
+async def answer_message(turn: Turn, entry: GraphEntry, message: cl.Message) -> None:
     review = state.review()
     if review is not None:
         # Never an unrelated turn while a review waits: the message answers it.
@@ -206,9 +212,9 @@ async def on_message(message: cl.Message) -> None:
             await cl.Message(content="Attachments are not sent: " + LIMITED_NOTICE).send()
         else:
             try:
-                file_ids = await upload_files(message)
+                file_ids = await upload_files(message, turn.client)
             except Exception as exc:
-                log.warning("upload failed: %s", exc.__class__.__name__)
+                log.warning("upload failed", extra={"error": exc.__class__.__name__})
                 await cl.Message(
                     content="**Warning:** The attachment could not be uploaded; nothing was sent."
                 ).send()
@@ -246,7 +252,10 @@ async def on_review_action(action: cl.Action) -> None:
     answer = str(payload.get("answer", ""))
     await cl.Message(content=f"Review answered: **{answer}**").send()
     turn = new_turn(GATEWAY, entry)
-    await answer_review(turn, str(payload.get("response_id")), str(payload.get("call_id")), answer)
+    with context.bound(request_id=turn.request_id):
+        await answer_review(
+            turn, str(payload.get("response_id")), str(payload.get("call_id")), answer
+        )
 
 
 @cl.action_callback(CANCEL_ACTION)

@@ -13,12 +13,16 @@ through the Files service), vision for graphs reading attachments (images arrive
 pipe uploads them), the gateway's MCP tool server for ``mcp_tools`` graphs, and the
 graph's ``client_settings`` declared as chat variables (a form per chat in Open WebUI), and the
 graph's example prompts (``lgos.examples``) as the model's suggestion prompts.
+
+What it did, or why it failed, is written as service_kit's JSON log lines on stderr
+(``LGOS_LOG_LEVEL``, like the gateway jobs); never the admin password or the gateway key.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import sys
 import time
@@ -29,6 +33,7 @@ import httpx
 from lgos_ui import LIMITED_NOTICE, CatalogError, GraphEntry, fetch_catalog, offers_mcp
 from lgos_ui.open_webui import suggestion_prompts, variables_prompt
 from lgos_ui.tools import FILE_INPUTS_FEATURE
+from service_kit.logs import configure_logging
 
 FUNCTION_ID = "lgos"
 PIPE_FILE = Path(__file__).with_name("lgos_pipe.py")
@@ -36,6 +41,8 @@ MCP_SERVER_ID = "gw"
 """The gateway's MCP endpoint as an Open WebUI tool server (TOOL_SERVER_CONNECTIONS' info.id)."""
 GENERATED = "lgos_generated"
 EVERYONE = [{"principal_type": "user", "principal_id": "*", "permission": "read"}]
+
+log = logging.getLogger("lgos_open_webui_setup")
 
 
 class SetupError(RuntimeError):
@@ -209,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--wait", type=float, default=60.0, help="seconds to wait for /health")
     args = parser.parse_args(argv)
+    configure_logging(os.environ.get("LGOS_LOG_LEVEL", "info"))
     key = os.environ.get("OPENAI_GATEWAY_API_KEY")
     if not (args.admin_email and args.admin_password and key):
         parser.error("needs WEBUI_ADMIN_EMAIL, WEBUI_ADMIN_PASSWORD and OPENAI_GATEWAY_API_KEY")
@@ -228,13 +236,12 @@ def main(argv: list[str] | None = None) -> int:
                 client, read_catalog(args.gateway_url, key, args.gateway_type), mcp_graphs
             )
         except (SetupError, CatalogError, httpx.HTTPError) as exc:
-            print(f"open-webui setup failed: {exc}", file=sys.stderr)
+            log.error("open-webui setup failed", extra={"error": str(exc)})
             return 1
-    done = ", ".join(name for name, happened in changed.items() if happened) or "unchanged"
-    print(f"LGOS pipe in {args.url}: {done}")
-    for what, ids in models.items():
-        if ids:
-            print(f"models {what}: {', '.join(ids)}")
+    done = [name for name, happened in changed.items() if happened]
+    log.info("pipe installed", extra={"url": args.url, "changed": done})
+    # Nested: "created" is a LogRecord attribute, not a field a call may set.
+    log.info("model entries synced", extra={"models": models})
     return 0
 
 

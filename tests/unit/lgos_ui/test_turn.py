@@ -5,7 +5,8 @@ and polled background snapshots, and keeps every request it was given."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable, Sequence
+import logging
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +38,11 @@ from lgos_ui.turn import (
     REFUSED_PREFIX,
     Turn,
     cancel_background,
+    request_client,
 )
 from openai import AsyncOpenAI
+from service_kit import context
+from service_kit.logs import configure_logging
 
 STREAMS = Path(__file__).parent / "streams"
 # The HTTP library this openai version wraps (httpx, or its successor in newer releases).
@@ -451,3 +455,85 @@ async def test_graphs_with_reviews_never_run_in_the_background(make_turn: Any) -
     graph = entry("interruptible-approval", features=["background", "interrupts"])
     turn, _, _ = make_turn(graph=graph)
     assert not turn.runs_in_background
+
+
+# -- request ids and log lines --------------------------------------------------------------------
+
+PROMPT = "wombat-prompt-7731"
+
+
+@pytest.fixture
+def turn_log(
+    capsys: pytest.CaptureFixture[str],
+) -> Iterator[Callable[[], Callable[[], list[dict[str, Any]]]]]:
+    """Configures lgos_ui's lines as both UIs do (service_kit's JSON on stderr) when called in a
+    test; returns the reader of those lines."""
+    logger = logging.getLogger("lgos_ui")
+    saved = (logger.handlers[:], logger.level, logger.propagate)
+
+    def read() -> list[dict[str, Any]]:
+        err = capsys.readouterr().err
+        assert PROMPT not in err and "sk-test" not in err
+        # Only service_kit's lines: another test's leftover handler may complain here too.
+        return [json.loads(line) for line in err.splitlines() if line.startswith('{"ts"')]
+
+    def start() -> Callable[[], list[dict[str, Any]]]:
+        configure_logging("info", "lgos_ui")
+        return read
+
+    yield start
+    logger.handlers[:], logger.level, logger.propagate = saved
+
+
+async def test_every_call_of_a_turn_sends_its_request_id_and_each_response_is_logged(
+    make_turn: Any, turn_log: Any
+) -> None:
+    read = turn_log()
+    arguments = json.dumps({"file_id": "file-chart"})
+    graph = entry(client_tools=["display_file"])
+    turn, gateway, _ = make_turn(calling("display_file", arguments), recorded("status_events"))
+    gateway.files["file-chart"] = ("chart.png", b"\x89PNG")
+    turn.client = request_client(turn.client, "req_turn-1")
+    turn.request_id, turn.entry = "req_turn-1", graph
+    await collect(turn.run([user_message(PROMPT)]))
+    paths = [r.url.path for r in gateway.requests]
+    assert paths.count("/v1/responses") == 2 and "/v1/files/file-chart/content" in paths
+    assert {r.headers["X-Request-Id"] for r in gateway.requests} == {"req_turn-1"}
+    first, second = read()
+    for line in (first, second):
+        assert list(line)[:4] == ["ts", "level", "logger", "event"]
+        assert line["logger"] == "lgos_ui" and line["event"] == "response"
+        assert line["request_id"] == "req_turn-1" and line["model"] == "lgos/simple-graph"
+        assert line["duration_ms"] >= 0
+    assert first["status"] == "completed" and second["status"] == "completed"
+    assert first["response_id"] != second["response_id"]
+
+
+async def test_a_refused_or_unreachable_request_is_a_warning_without_its_message(
+    make_turn: Any, turn_log: Any
+) -> None:
+    read = turn_log()
+    turn, _, _ = make_turn(error(400, f"bad settings for {PROMPT}"), request_id="req_turn-2")
+    await collect(turn.run([user_message(PROMPT)]))
+    [line] = read()
+    assert line["level"] == "warning" and line["event"] == "response failed"
+    assert line["request_id"] == "req_turn-2" and line["http_status"] == 400
+    assert line["error"] == "BadRequestError"
+    with context.bound(request_id="req_bound"):
+        unset, _, _ = make_turn(error(503, "down"))
+        await collect(unset.run(HI))
+    [line] = read()
+    assert line["request_id"] == "req_bound"  # a turn without an id keeps the bound one
+
+
+async def test_a_background_run_logs_its_start_and_its_end(make_turn: Any, turn_log: Any) -> None:
+    read = turn_log()
+    graph = entry("background-report", features=["background"])
+    turn, gateway, _ = make_turn(graph=graph, request_id="req_turn-3")
+    gateway.snapshots = [snapshot("queued"), snapshot("completed", answer="The report.")]
+    await collect(turn.background([user_message(PROMPT)]))
+    started, ended = read()
+    assert (started["event"], started["status"]) == ("background run started", "queued")
+    assert (ended["event"], ended["status"]) == ("response", "completed")
+    assert started["response_id"] == ended["response_id"] == "resp_bg"
+    assert {started["request_id"], ended["request_id"]} == {"req_turn-3"}

@@ -13,9 +13,10 @@ import asyncio
 import base64
 import importlib.util
 import json
+import logging
 import re
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -37,6 +38,7 @@ from lgos_ui.open_webui import (
     variables_prompt,
 )
 from lgos_ui.open_webui.images import InlineImageError, decoded_image
+from service_kit.logs import URL_LOGGERS
 
 from tests.support.documents import png_bytes
 from tests.support.settings_schema import SCHEMA
@@ -104,11 +106,17 @@ class Files:
 
 
 class Gateway:
-    """Stands in for AsyncOpenAI: replays recorded streams, records requests and uploads."""
+    """Stands in for AsyncOpenAI: replays recorded streams, records requests and uploads, and
+    the request id each client was made for."""
 
     def __init__(self, *streams: list[dict[str, Any]]) -> None:
         self.responses = Responses(list(streams))
         self.files = Files()
+        self.request_ids: list[str] = []
+
+    def made_for(self, request_id: str) -> Gateway:
+        self.request_ids.append(request_id)
+        return self
 
     async def close(self) -> None:
         return None
@@ -169,10 +177,24 @@ def make_pipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
             return [entry]
 
         monkeypatch.setattr(pipe, "catalog", catalog)
-        monkeypatch.setattr(pipe, "openai", lambda: gateway)
+        monkeypatch.setattr(pipe, "openai", gateway.made_for)
         return Run(pipe, gateway)
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def restore_logging() -> Iterator[None]:
+    """The pipe shapes its loggers when made, the setup job the root's; other tests get them
+    back as they were."""
+    names = (*P.LOGGERS, None, "httpx", "httpcore", "httpx2", "httpcore2")
+    loggers = [logging.getLogger(name) for name in names]
+    saved = [(lg, lg.handlers[:], lg.level, lg.propagate) for lg in loggers]
+    yield
+    for logger, handlers, level, propagate in saved:
+        logger.handlers[:] = handlers
+        logger.setLevel(level)
+        logger.propagate = propagate
 
 
 def ask(run: Run, messages: list[dict[str, Any]], **extra: Any) -> Run:
@@ -611,3 +633,72 @@ def test_the_size_limit_is_checked_before_decoding() -> None:
     with pytest.raises(InlineImageError, match="larger than the 2 MB limit"):
         decoded_image(huge, limit=2 * 1024 * 1024)
     assert decoded_image(data_url(png_bytes(1, 1))).mime == "image/png"
+
+
+# -- log lines ------------------------------------------------------------------------------------
+
+PROMPT = "axolotl-prompt-3390"
+
+
+def test_a_turn_logs_json_lines_with_the_request_id_its_client_sends(
+    make_pipe: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url_levels = [logging.getLogger(name).level for name in URL_LOGGERS]
+    run = make_pipe(SIMPLE, recorded("status-events"))
+    ask(run, [{"role": "user", "content": PROMPT}])
+    err = capsys.readouterr().err
+    assert PROMPT not in err and "sk-test" not in err
+    turn, response = (json.loads(line) for line in err.splitlines() if line.startswith('{"ts"'))
+    assert list(turn)[:4] == list(response)[:4] == ["ts", "level", "logger", "event"]
+    assert (turn["logger"], turn["event"]) == ("lgos_pipe", "turn")
+    assert (response["logger"], response["event"]) == ("lgos_ui", "response")
+    assert turn["request_id"] == response["request_id"] == run.gateway.request_ids[0]
+    assert re.fullmatch(r"req_[0-9a-f]{32}", turn["request_id"])
+    assert response["model"] == "lgos/simple-graph" and response["status"] == "completed"
+    # Open WebUI's own loggers are left as they were.
+    assert [logging.getLogger(name).level for name in URL_LOGGERS] == url_levels
+    assert not logging.getLogger("lgos_ui").propagate
+
+
+def test_the_gateway_client_sends_the_request_id() -> None:
+    client = P.Pipe().openai("req_pipe-1")
+    assert client.default_headers["X-Request-Id"] == "req_pipe-1"
+
+
+def test_the_setup_job_reports_a_failure_as_a_json_line_without_secrets(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("WEBUI_ADMIN_EMAIL", "admin@lgos.local")
+    monkeypatch.setenv("WEBUI_ADMIN_PASSWORD", "pw-setup-secret-81")
+    monkeypatch.setenv("OPENAI_GATEWAY_API_KEY", "sk-gateway-setup-secret-52")
+    monkeypatch.delenv("LGOS_LOG_LEVEL", raising=False)
+    # Nothing listens on port 9 (discard): Open WebUI never answers.
+    assert load_installer().main(["--url", "http://127.0.0.1:9", "--wait", "0"]) == 1
+    err = capsys.readouterr().err
+    [line] = [json.loads(text) for text in err.splitlines() if text.startswith('{"ts"')]
+    assert (line["level"], line["logger"]) == ("error", "lgos_open_webui_setup")
+    assert line["event"] == "open-webui setup failed" and "not healthy" in line["error"]
+    assert "secret" not in err
+
+
+def test_the_setup_job_reports_what_it_changed_as_json_lines(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    installer = load_installer()
+    monkeypatch.setenv("WEBUI_ADMIN_EMAIL", "admin@lgos.local")
+    monkeypatch.setenv("WEBUI_ADMIN_PASSWORD", "pw-setup-secret-81")
+    monkeypatch.setenv("OPENAI_GATEWAY_API_KEY", "sk-gateway-setup-secret-52")
+    # Open WebUI's side stands in: each step says what it changed.
+    monkeypatch.setattr(installer, "wait_ready", lambda client, timeout: None)
+    monkeypatch.setattr(installer, "sign_in", lambda client, email, password: None)
+    monkeypatch.setattr(installer, "read_catalog", lambda url, key, kind: [SIMPLE])
+    changed = {"created": False, "updated": True, "activated": False}
+    monkeypatch.setattr(installer, "install", lambda client, content, valves: changed)
+    models = {"created": ["lgos.simple-graph"], "updated": [], "removed": []}
+    monkeypatch.setattr(installer, "sync_models", lambda client, entries, graphs: models)
+    assert installer.main(["--url", "http://127.0.0.1:9"]) == 0
+    err = capsys.readouterr().err
+    installed, synced = (json.loads(t) for t in err.splitlines() if t.startswith('{"ts"'))
+    assert (installed["event"], installed["changed"]) == ("pipe installed", ["updated"])
+    assert (synced["event"], synced["models"]) == ("model entries synced", models)
+    assert "secret" not in err

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -13,7 +16,7 @@ from service_kit.logs import URL_LOGGERS, configure_logging
 
 @pytest.fixture(autouse=True)
 def restore_logging() -> Iterator[None]:
-    loggers = [logging.getLogger(), logging.getLogger("kit_test")]
+    loggers = [logging.getLogger(), logging.getLogger("kit_test"), logging.getLogger("kit_ui")]
     saved = [(lg, lg.handlers[:], lg.level, lg.propagate) for lg in loggers]
     yield
     for logger, handlers, level, propagate in saved:
@@ -98,3 +101,55 @@ def test_request_urls_stay_out_unless_debugging(capsys: pytest.CaptureFixture[st
     finally:
         for name, level in saved.items():
             logging.getLogger(name).setLevel(level)
+
+
+def test_a_plugin_in_another_process_leaves_its_url_loggers_alone() -> None:
+    saved = {name: logging.getLogger(name).level for name in URL_LOGGERS}
+    try:
+        for name in URL_LOGGERS:
+            logging.getLogger(name).setLevel(logging.INFO)
+        configure_logging("info", "kit_test", quiet_urls=False)
+        levels = [logging.getLogger(name).level for name in URL_LOGGERS]
+        assert levels == [logging.INFO] * len(URL_LOGGERS)
+    finally:
+        for name, level in saved.items():
+            logging.getLogger(name).setLevel(level)
+
+
+# What the UIs' venvs lack: service_kit's logging must import and write the same line without.
+WITHOUT = ("orjson", "opentelemetry", "fastapi", "starlette", "pydantic", "prometheus_client")
+STDLIB_ONLY = f"""
+import importlib.abc, logging, sys
+
+class Refuse(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {WITHOUT!r}:
+            raise ModuleNotFoundError(name)
+        return None
+
+sys.meta_path.insert(0, Refuse())
+from service_kit import context
+from service_kit.logs import configure_logging
+
+configure_logging("info", "kit_ui")
+with context.bound(request_id="req_ui-1", model="lgos/advanced-graph"):
+    logging.getLogger("kit_ui.turn").info("réponse", extra={{"status": "completed", "n": 1.5}})
+assert not any(m.split(".")[0] in {WITHOUT!r} for m in sys.modules), sorted(sys.modules)
+"""
+
+
+def test_logging_imports_and_writes_the_same_line_without_third_party_packages(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", STDLIB_ONLY], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    [without] = done.stderr.splitlines()
+    configure_logging("info", "kit_ui")
+    with context.bound(request_id="req_ui-1", model="lgos/advanced-graph"):
+        logging.getLogger("kit_ui.turn").info("réponse", extra={"status": "completed", "n": 1.5})
+    [with_orjson] = capsys.readouterr().err.splitlines()
+    ts = re.compile(r'"ts":"[^"]+"')
+    assert ts.sub("", without) == ts.sub("", with_orjson)  # byte for byte, but the time
+    assert json.loads(without)["event"] == "réponse" and "\\u" not in without

@@ -12,6 +12,7 @@ from lgos_ui.catalog import DEFAULT_GRAPH
 
 DEFAULT_USERNAME = "admin"
 DEFAULT_PASSWORD = "lgos-local-dev"
+LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
 def _list(value: str) -> tuple[str, ...]:
@@ -34,6 +35,8 @@ class AppSettings:
     mcp_graphs: tuple[str, ...] = field(default=())
     default_graph: str = DEFAULT_GRAPH
     """The profile a new chat opens on when the gateway serves it (else the catalog's first)."""
+    log_level: str = "info"
+    """The level of the app's own JSON log lines (:mod:`lgos_chainlit.logs`)."""
 
     @classmethod
     def from_env(cls) -> AppSettings:
@@ -42,6 +45,9 @@ class AppSettings:
             raise SystemExit(
                 f"OPENAI_GATEWAY_TYPE must be litellm or bifrost, not {gateway_type!r}"
             )
+        log_level = os.environ.get("CHAINLIT_LOG_LEVEL", "info").strip().lower()
+        if log_level not in LOG_LEVELS:
+            raise SystemExit(f"CHAINLIT_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}")
         return cls(
             gateway_url=os.environ.get("OPENAI_GATEWAY_BASE_URL", "http://127.0.0.1:3000/v1"),
             gateway_key=os.environ.get("OPENAI_GATEWAY_API_KEY", "sk-lgos-local-dev"),
@@ -57,4 +63,5 @@ class AppSettings:
             ),
             mcp_graphs=_list(os.environ.get("CHAINLIT_MCP_GRAPHS", "")),
             default_graph=os.environ.get("CHAINLIT_DEFAULT_GRAPH", "").strip() or DEFAULT_GRAPH,
+            log_level=log_level,
         )

@@ -17,11 +17,14 @@ REVIEW_BUTTONS = "lgos_review_buttons"
 
 def review_buttons(review: PendingReview) -> list[cl.Action]:
     call = review.unanswered()[0]
+    # One id per review and choice, the same in every session: a page resumed twice (a socket
+    # reconnect under load) gets its buttons replaced by id rather than added again.
     return [
         cl.Action(
             name=REVIEW_ACTION,
             payload={"response_id": review.response_id, "call_id": call.call_id, "answer": c},
             label=c.capitalize(),
+            id=f"review:{review.response_id}:{call.call_id}:{c}",
         )
         for c in call.choices
     ]
@@ -51,10 +54,12 @@ async def reattach_review(review: PendingReview) -> None:
     if not isinstance(message_id, str):
         await send_review(review)
         return
-    # Chainlit can resume one page twice (a socket reconnect): replace, never add, buttons.
+    # Chainlit can resume one page twice (a socket reconnect), each resume a new session that
+    # knows nothing of the other's buttons: replace them by their shared ids, never add.
     await remove_review_buttons()
     actions = review_buttons(review)
     for action in actions:
+        await action.remove()
         await action.send(for_id=message_id)
     cl.user_session.set(REVIEW_BUTTONS, [action.to_dict() for action in actions])
 

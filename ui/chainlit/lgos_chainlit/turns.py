@@ -9,7 +9,8 @@ from __future__ import annotations
 import chainlit as cl
 from lgos_ui import GraphEntry, PendingReview
 from lgos_ui.ledger import Item
-from lgos_ui.turn import Turn
+from lgos_ui.turn import Turn, request_client
+from service_kit.context import new_request_id
 
 from lgos_chainlit import state
 from lgos_chainlit.gateway import Gateway
@@ -17,9 +18,11 @@ from lgos_chainlit.view import TurnView
 
 
 def new_turn(gateway: Gateway, entry: GraphEntry) -> Turn:
+    """A turn with a request id of its own: every gateway call it makes sends it."""
     settings = gateway.settings
+    request_id = new_request_id()
     return Turn(
-        gateway.openai,
+        request_client(gateway.openai, request_id),
         entry,
         state.ThreadConversation(),
         conversation_id=cl.context.session.thread_id,
@@ -27,6 +30,7 @@ def new_turn(gateway: Gateway, entry: GraphEntry) -> Turn:
         runner=gateway.mcp,
         mcp_graphs=settings.mcp_graphs,
         poll_interval=settings.poll_interval,
+        request_id=request_id,
     )
 
 

@@ -31,6 +31,10 @@ PROMETHEUS_BIN = Path("/usr/bin/prometheus")
 """Debian's package (``make dev`` installs it when missing)."""
 UI_CLIENT_SRC = ROOT / "ui" / "client" / "src"
 """The shared UI client package of this checkout, put on the UIs' PYTHONPATH."""
+SERVICE_KIT_SRC = ROOT / "services" / "service-kit" / "src"
+"""service_kit of this checkout, on the UIs' PYTHONPATH too: their JSON log lines (only its
+standard-library modules are imported there)."""
+UI_PYTHONPATH = os.pathsep.join((str(UI_CLIENT_SRC), str(SERVICE_KIT_SRC)))
 
 
 def state_dir() -> Path:

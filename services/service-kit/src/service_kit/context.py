@@ -9,6 +9,9 @@ identifiers and outcomes only (:data:`FIELDS`), never message bodies, file conte
 ``A-Z a-z 0-9 . _ : + / = -``; anything else (empty, longer, spaces, control characters,
 non-ASCII) is replaced by a generated id rather than refused, so a diagnostic header never
 fails a request. The id in force is returned on every response.
+
+Standard library only at import (OpenTelemetry is imported by the one function that injects
+trace context), so the UIs' backends bind request ids with it from their own venvs.
 """
 
 from __future__ import annotations
@@ -19,8 +22,6 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
-
-from opentelemetry import propagate
 
 REQUEST_ID_HEADER = "X-Request-Id"
 TRACEPARENT_HEADER = "traceparent"
@@ -106,6 +107,8 @@ def outgoing_headers() -> dict[str, str]:
     """What a call to another service made for this request carries: its ``X-Request-Id``
     and the W3C trace context of the current span (with tracing off, the caller's
     ``traceparent`` as it came)."""
+    from opentelemetry import propagate
+
     headers: dict[str, str] = {}
     rid = request_id()
     if rid is not None:

@@ -85,7 +85,11 @@ class RequestContext:
         )
         status = 500
         started = time.perf_counter()
-        in_flight = None if self.service is None else metrics.HTTP_IN_FLIGHT.labels(self.service)
+        in_flight = (
+            metrics.HTTP_IN_FLIGHT.labels(self.service)
+            if self.service is not None and metrics.enabled()
+            else None
+        )
         if in_flight is not None:
             in_flight.inc()
 
@@ -111,8 +115,8 @@ class RequestContext:
                 route = _route(scope)
                 if span.is_recording():
                     span.update_name(f"{method} {route}")
-                    span.set_attribute("http.route", route)
-                    span.set_attribute("http.response.status_code", status)
+                    # One call: the SDK takes the span's lock once per call.
+                    span.set_attributes({"http.route": route, "http.response.status_code": status})
                     if status >= 500:
                         span.set_status(StatusCode.ERROR)
                 if self.service is not None and in_flight is not None:

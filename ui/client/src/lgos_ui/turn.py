@@ -18,6 +18,11 @@ the events the turn yields, in order:
 - a background run is yielded as its :class:`BackgroundRun` once stored, then its progress.
 
 Request options, the tool-round limit, terminal states and the error texts live here once.
+
+Logs: one ``response`` line per Response a turn requested (model, response id, outcome,
+duration) and a warning when a request failed, each with the turn's request id: a UI gives
+its turn a client built by :func:`request_client`, so the gateway and LGOS log that id too.
+Never message text, file contents or keys.
 """
 
 from __future__ import annotations
@@ -81,6 +86,15 @@ KEPT_CALLING = "Stopped: the graph kept calling tools."
 NO_FINAL_EVENT = "The stream ended without a final event."
 
 
+REQUEST_ID_HEADER = "X-Request-Id"
+
+
+def request_client(client: AsyncOpenAI, request_id: str) -> AsyncOpenAI:
+    """``client`` sending ``X-Request-Id: request_id`` on every call (it shares the connection
+    pool), so one turn's calls are one id in the gateway's and LGOS's logs."""
+    return client.with_options(default_headers={REQUEST_ID_HEADER: request_id})
+
+
 def gateway_error(exc: APIStatusError) -> str:
     """A status the gateway answered, as the person reads it (never swallowed)."""
     return gateway_error_text(exc.status_code, exc.message, exc.body)
@@ -131,6 +145,35 @@ class Turn:
     """Graphs offered MCP tools beyond those advertising ``mcp_tools``."""
     poll_interval: float = 0.5
     mcp_tools: list[MCPTool] = field(default_factory=list)
+    request_id: str | None = None
+    """The ``X-Request-Id`` its client sends (:func:`request_client`); on its log lines."""
+
+    def log_fields(self, **fields: Any) -> dict[str, Any]:
+        """A log line's fields: the turn's request id and model, then ``fields`` (unset ones are
+        left out, so a request id the process bound in its log context stays)."""
+        given = {"request_id": self.request_id, "model": self.entry.model, **fields}
+        return {k: v for k, v in given.items() if v is not None}
+
+    def log_failure(self, exc: APIError, started: float) -> None:
+        status = exc.status_code if isinstance(exc, APIStatusError) else None
+        log.warning(
+            "response failed",
+            extra=self.log_fields(
+                http_status=status,
+                error=exc.__class__.__name__,
+                duration_ms=elapsed_ms(started),
+            ),
+        )
+
+    def log_finished(self, result: Finished, started: float) -> None:
+        log.info(
+            "response",
+            extra=self.log_fields(
+                response_id=result.response_id,
+                status=result.outcome,
+                duration_ms=elapsed_ms(started),
+            ),
+        )
 
     @property
     def runs_in_background(self) -> bool:
@@ -212,6 +255,7 @@ class Turn:
         mapper = StreamMapper()
         refused = False
         result: Finished | None = None
+        started = time.monotonic()
         try:
             # The items are Responses input as the server sent them (plain dicts, kept unchanged).
             stream = cast(
@@ -236,12 +280,16 @@ class Turn:
                     yield event
         except APIStatusError as exc:
             # A 400 (e.g. settings LGOS refused) is shown to the person, never swallowed.
+            self.log_failure(exc, started)
             yield TurnError(gateway_error(exc))
             return
         except APIError as exc:
+            self.log_failure(exc, started)
             yield TurnError(unreachable(exc))
             return
-        yield result or Finished("error", {}, NO_FINAL_EVENT)
+        result = result or Finished("error", {}, NO_FINAL_EVENT)
+        self.log_finished(result, started)
+        yield result
 
     async def execute(
         self, call: Mapping[str, Any], outputs: list[Item]
@@ -279,7 +327,10 @@ class Turn:
             meta = await self.client.files.retrieve(file_id)
             content = (await self.client.files.content(file_id)).read()
         except APIError as exc:
-            log.warning("display_file %s failed: %s", file_id, exc.__class__.__name__)
+            log.warning(
+                "display_file download failed",
+                extra=self.log_fields(file_id=file_id, error=exc.__class__.__name__),
+            )
             yield Notice(f"The file `{file_id}` could not be downloaded.", warning=True)
             return
         name = meta.filename or file_id
@@ -293,6 +344,7 @@ class Turn:
         key = str(uuid.uuid4())
         metadata = self.metadata()
         options: dict[str, Any] = {"metadata": metadata} if metadata else {}
+        started = time.monotonic()
         try:
             created = await self.client.responses.create(
                 model=self.entry.model,
@@ -302,8 +354,15 @@ class Turn:
                 **options,
             )
         except APIStatusError as exc:
+            self.log_failure(exc, started)
             yield TurnError(gateway_error(exc))
             return
+        log.info(
+            "background run started",
+            extra=self.log_fields(
+                response_id=created.id, status=created.status, duration_ms=elapsed_ms(started)
+            ),
+        )
         run = BackgroundRun(created.id, key, self.entry.model)
         await self.conversation.save_background(run)
         yield run
@@ -316,6 +375,7 @@ class Turn:
             try:
                 response = await self.client.responses.retrieve(response_id)
             except APIStatusError as exc:
+                self.log_failure(exc, started)
                 await self.conversation.save_background(None)
                 yield TurnError(gateway_error(exc))
                 return
@@ -331,6 +391,7 @@ class Turn:
                 break
             await asyncio.sleep(self.poll_interval)
         result = finished(snapshot)
+        self.log_finished(result, started)
         await self.conversation.save_background(None)
         if result.outcome in KEPT:
             await self.conversation.add(result.output)
@@ -343,6 +404,10 @@ class Turn:
             if isinstance(event, BackgroundRun):
                 async for progress in self.poll_background(event.response_id):
                     yield progress
+
+
+def elapsed_ms(started: float) -> float:
+    return round((time.monotonic() - started) * 1000, 1)
 
 
 async def cancel_background(client: AsyncOpenAI, response_id: str) -> TurnError | None:

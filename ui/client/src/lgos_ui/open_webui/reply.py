@@ -95,6 +95,8 @@ class Reply:
     poll_interval: float = 0.5
     progress: list[str] = field(default_factory=list)
     """The status lines shown so far (commentary, tool activity)."""
+    request_id: str | None = None
+    """The ``X-Request-Id`` its client sends; the turn's log lines carry it."""
 
     async def status(self, description: str) -> None:
         """A finished step (commentary, tool activity): Open WebUI keeps each in the history."""
@@ -116,6 +118,7 @@ class Reply:
             runner=self.tools,
             mcp_graphs=self.mcp_graphs,
             poll_interval=self.poll_interval,
+            request_id=self.request_id,
         )
 
     async def respond(
