@@ -20,9 +20,11 @@ import openai
 import pytest
 import redis
 from openai import AsyncOpenAI
+from prometheus_client import CollectorRegistry
+from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.support.files import FilesProcess, files_client
+from tests.support.files import API_KEY, FilesProcess, files_client, files_service
 from tests.support.interrupts import answer
 from tests.support.lgos_processes import api_process, worker_process
 from tests.support.servers import Server
@@ -189,6 +191,49 @@ async def test_paused_interrupt_runs_are_counted_from_the_shared_store(
     assert value(scrape(a), pending, graph=graph) == 0
 
 
+async def test_switched_off_nothing_is_recorded_and_metrics_answers_404(
+    env: dict[str, str], state: Path
+) -> None:
+    off = {
+        **env,
+        "LGOS_METRICS_ENABLED": "false",
+        "LGOS_BACKGROUND_QUEUE": f"lgos-test-metrics-off:{uuid.uuid4().hex[:8]}",
+    }
+    directories = [state / "off-api-metrics", state / "off-worker-metrics"]
+    for directory in directories:
+        directory.mkdir()
+    api_env = {**off, "PROMETHEUS_MULTIPROC_DIR": str(directories[0])}
+    worker_env = {**off, "PROMETHEUS_MULTIPROC_DIR": str(directories[1])}
+    with (
+        api_process(api_env, state / "off.log", timeout=START) as api,
+        worker_process(worker_env, state / "off-worker.log", timeout=START) as worker,
+    ):
+        async with AsyncOpenAI(base_url=f"{api.url}/v1", api_key="x", max_retries=0) as sdk:
+            assert (await sdk.responses.create(model="scripted", input="one")).status == "completed"
+            async with await sdk.responses.create(model="scripted", input="2", stream=True) as s:
+                events = [event async for event in s]
+            assert events[-1].type == "response.completed"
+            with pytest.raises(openai.InternalServerError):
+                await sdk.responses.create(model="broken", input="x")
+            job = await sdk.responses.create(model="background-report", input="r", background=True)
+            while job.status in ("queued", "in_progress"):
+                job = await sdk.responses.retrieve(job.id)
+            assert job.status == "completed"
+        async with httpx.AsyncClient(timeout=10) as http:
+            for server in (api, worker):
+                response = await http.get(f"{server.url}/metrics")
+                assert response.status_code == 404
+                assert response.json()["error"]["code"] == "not_found"
+                assert response.json()["error"]["type"] == "invalid_request_error"
+            assert (await http.get(f"{worker.url}/health")).json()["status"] == "ok"
+    # Nothing counted or timed in either process: every sample they left is still zero.
+    for directory in directories:
+        registry = CollectorRegistry()
+        MultiProcessCollector(registry, path=str(directory))
+        samples = [s for family in registry.collect() for s in family.samples]
+        assert [s for s in samples if s.value != 0] == []
+
+
 @pytest.mark.parametrize(
     ("method", "target", "headers"),
     [
@@ -249,3 +294,25 @@ async def test_files_uploads_and_indexing_backlog(files_process: FilesProcess) -
         )
         assert moved == count
     assert ("files_indexing_backlog", frozenset()) in after
+
+
+async def test_the_files_service_switched_off_records_nothing_and_answers_404(
+    tmp_path: Path,
+) -> None:
+    directory = tmp_path / "files-metrics"
+    directory.mkdir()
+    settings = {"FILES_METRICS_ENABLED": "false", "PROMETHEUS_MULTIPROC_DIR": str(directory)}
+    with files_service(tmp_path, API_KEY, **settings) as process:
+        server = process.server
+        async with files_client(f"{server.url}/v1") as files:
+            await files.files.create(file=("m.md", b"twelve bytes"), purpose="assistants")
+        async with httpx.AsyncClient(timeout=10) as http:
+            response = await http.get(f"{server.url}/metrics")
+            health = await http.get(f"{server.url}/health")
+    assert response.status_code == 404
+    assert response.json()["error"]["type"] == "invalid_request_error"
+    assert health.json()["status"] == "ok"
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry, path=str(directory))
+    samples = [s for family in registry.collect() for s in family.samples]
+    assert [s for s in samples if s.value != 0] == []

@@ -3,18 +3,24 @@ its graphs calling the real offline-model and SearXNG.
 
 One trace per request continuing the caller's ``traceparent``: the HTTP server span, under it
 ``invoke_workflow <graph>`` (with the conversation id), under that each ``chat <model>`` and
-``execute_tool <name>``; the model and SearXNG receive the trace context of the run.
+``execute_tool <name>``. The run span is current while the graph runs and a tool's span while
+the tool runs, so spans graph code makes and the ``traceparent`` it sends are theirs, also for
+tool calls run in parallel.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 import pytest
+from langchain_core.runnables import RunnableConfig
+from lgos.runtime.metering import RunMeter
+from lgos.runtime.usage import RunObserver
 from openai import AsyncOpenAI
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -22,6 +28,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from tests.support.clients import embedded_lgos
+from tests.support.graphs import SCRIPTED_TEXT, SENT_TRACEPARENT, TRACED_SIDES
 
 CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 CALLER_SPAN = "00f067aa0ba902b7"
@@ -93,6 +100,9 @@ async def test_a_research_run_is_one_trace_under_the_callers(
         assert attrs["gen_ai.provider.name"] == "openai"
         assert attrs["gen_ai.usage.input_tokens"] > 0 and attrs["gen_ai.usage.output_tokens"] > 0
         assert attrs["gen_ai.response.id"]
+    # The web search runs as a tool of the research subgraph, under the run span.
+    [search] = named["execute_tool web_search"]
+    assert parent_of(search) == run.context.span_id
     # No message content in any span.
     dumped = json.dumps([dict(s.attributes or {}) for s in finished], default=str)
     assert "streaming modes" not in dumped
@@ -145,3 +155,98 @@ async def test_a_background_run_joins_the_submitting_requests_trace(
     [run] = named["invoke_workflow background-report"]
     assert format(run.context.trace_id, "032x") == CALLER_TRACE
     assert parent_of(run) == submit.context.span_id
+
+
+def overlap(a: ReadableSpan, b: ReadableSpan) -> bool:
+    assert a.start_time and a.end_time and b.start_time and b.end_time
+    return a.start_time < b.end_time and b.start_time < a.end_time
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["invoked", "streamed"])
+async def test_parallel_tool_calls_each_parent_what_they_do(
+    lgos: AsyncOpenAI,
+    spans: InMemorySpanExporter,
+    caplog: pytest.LogCaptureFixture,
+    stream: bool,
+) -> None:
+    caplog.set_level(logging.WARNING)
+    if stream:
+        events = await lgos.responses.create(
+            model="traced-tools",
+            input="look both up",
+            stream=True,
+            extra_headers={"traceparent": TRACEPARENT},
+        )
+        async for event in events:
+            if event.type == "response.completed":
+                assert event.response.output_text == SCRIPTED_TEXT
+    else:
+        response = await lgos.responses.create(
+            model="traced-tools", input="look both up", extra_headers={"traceparent": TRACEPARENT}
+        )
+        assert response.output_text == SCRIPTED_TEXT
+    finished = spans.get_finished_spans()
+    named = tree(finished)
+    [run] = named["invoke_workflow traced-tools"]
+    tools = named["execute_tool traced_lookup"]
+    assert len(tools) == 2 and overlap(*tools)  # both in flight at once
+    by_call = {(t.attributes or {})["gen_ai.tool.call.id"]: t for t in tools}
+    assert sorted(by_call) == [f"call_{side}" for side in TRACED_SIDES]
+    for side in TRACED_SIDES:
+        tool = by_call[f"call_{side}"]
+        assert parent_of(tool) == run.context.span_id
+        # The tool's own span, its model call and the traceparent it sent: all the tool's.
+        [lookup] = named[f"lookup {side}"]
+        assert parent_of(lookup) == tool.context.span_id
+        sent = str((lookup.attributes or {})[SENT_TRACEPARENT])
+        assert sent == f"00-{CALLER_TRACE}-{tool.context.span_id:016x}-01"
+        [asked] = [s for s in named["chat"] if parent_of(s) == tool.context.span_id]
+        assert (asked.attributes or {})["gen_ai.operation.name"] == "chat"
+    # The answer's model call is the run's; no span is left current in the caller.
+    [answered] = [s for s in named["chat"] if parent_of(s) == run.context.span_id]
+    assert answered.attributes is not None
+    assert not trace.get_current_span().get_span_context().is_valid
+    assert not [r for r in caplog.records if "detach" in r.getMessage()]
+
+
+async def test_a_run_cancelled_in_parallel_tools_ends_their_spans_and_leaves_no_context(
+    lgos: AsyncOpenAI, spans: InMemorySpanExporter, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING)
+    request = asyncio.create_task(
+        lgos.responses.create(
+            model="traced-tools-held",
+            input="look both up",
+            extra_headers={"traceparent": TRACEPARENT},
+        )
+    )
+    # Each tool's own span ends just before it starts holding: then both are in flight.
+    deadline = asyncio.get_running_loop().time() + 30
+    while len([s for s in spans.get_finished_spans() if s.name.startswith("lookup ")]) < 2:
+        assert asyncio.get_running_loop().time() < deadline and not request.done()
+        await asyncio.sleep(0.05)
+    request.cancel()  # as a client leaving does: the request's task is cancelled
+    with pytest.raises(asyncio.CancelledError):
+        await request
+    named = tree(spans.get_finished_spans())
+    [run] = named["invoke_workflow traced-tools-held"]
+    assert (run.attributes or {})["lgos.run.outcome"] == "cancelled"
+    tools = named["execute_tool traced_lookup"]
+    assert len(tools) == 2
+    for tool in tools:
+        assert parent_of(tool) == run.context.span_id
+        assert (tool.attributes or {})["error.type"] == "CancelledError"
+    assert not trace.get_current_span().get_span_context().is_valid
+    assert not [r for r in caplog.records if "detach" in r.getMessage()]
+
+
+def test_spans_ride_on_the_run_observer_one_handler_per_streamed_token(
+    spans: InMemorySpanExporter,
+) -> None:
+    # LangChain dispatches every streamed token to every handler: tracing adds none.
+    observer = RunObserver()
+    config: RunnableConfig = {"callbacks": [observer], "metadata": {}}
+    assert observer.ignore_chain and observer.ignore_agent  # untraced: no chain or tool events
+    with RunMeter("simple-graph", config):
+        assert config["callbacks"] == [observer]
+        assert not observer.ignore_chain and not observer.ignore_agent

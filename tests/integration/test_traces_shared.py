@@ -1,7 +1,8 @@
 """A review paused on one ``lgos serve`` process and resumed on another: each request is one
 trace continuing its caller's ``traceparent``, exported over OTLP by the process that served it
 (configured by the standard ``OTEL_*`` variables only), with the parent links right; each answer
-is a resume span in the answering request's trace. Message content is on no span unless
+is a resume span in the answering request's trace, linked (as is the resumed run span) to the run
+span the run paused in, in the pausing request's trace. Message content is on no span unless
 ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` opts in.
 """
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import openai
+import psycopg
 import pytest
 import redis
 from lgos.interrupts.ids import run_id_of
@@ -27,7 +29,7 @@ from tests.support.files import files_client, files_service
 from tests.support.graphs import SCRIPTED_TEXT
 from tests.support.interrupts import answer
 from tests.support.lgos_processes import api_process, worker_process
-from tests.support.otlp_receiver import OTLPReceiver, ReceivedSpan
+from tests.support.otlp_receiver import OTLPReceiver, ReceivedLink, ReceivedSpan
 from tests.support.servers import Server
 from tests.support.shared_state import REDIS_URL, shared_env
 
@@ -35,6 +37,7 @@ SERVER_KIND = 2  # OTLP's SPAN_KIND_SERVER
 CLIENT_KIND = 3
 ROOT = "POST /v1/responses"
 RESUME = "lgos.resume interruptible-approval"
+RUN = "invoke_workflow interruptible-approval"
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +84,7 @@ def one_request(spans: list[ReceivedSpan], service: str, caller_span: str) -> Re
     assert server.parent_id == caller_span
     assert server.name == ROOT
     assert server.attributes["http.response.status_code"] == 200
-    [run] = [s for s in spans if s.name == "invoke_workflow interruptible-approval"]
+    [run] = [s for s in spans if s.name == RUN]
     assert run.parent_id == server.span_id
     assert run.attributes["gen_ai.conversation.id"] == "review-7"
     return run
@@ -115,6 +118,40 @@ async def test_pause_and_resume_on_two_processes_are_two_linked_traces(
     assert "gen_ai.run.paused" not in resume.events
     answered = resume_span(receiver.trace(second, root=ROOT), 200)
     assert answered.attributes["lgos.run.id"] == str(run_id_of(paused.id))
+    # Both link to the run span the run paused in, on the other process, in the other trace.
+    paused_in = ReceivedLink(first, pause.span_id, {"lgos.link.type": "paused_run"})
+    assert answered.links == resume.links == (paused_in,)
+    assert not pause.links
+
+
+async def test_a_run_paused_before_links_were_stored_still_resumes_without_one(
+    clients: tuple[AsyncOpenAI, AsyncOpenAI], receiver: OTLPReceiver, env: dict[str, str]
+) -> None:
+    a, b = clients
+    paused = await a.responses.create(
+        model="interruptible-approval",
+        input="Ship it",
+        extra_headers=traceparent("ab" * 16, "a" * 16),
+    )
+    # As a run paused by an earlier version stored it: no span context in its checkpoint.
+    with psycopg.connect(env["LGOS_POSTGRES_URI"], autocommit=True) as db:
+        stripped = db.execute(
+            "UPDATE checkpoints SET metadata = metadata - 'lgos_paused_in'"
+            " WHERE metadata->>'lgos_paused_in' LIKE %s",
+            (f"00-{'ab' * 16}-%",),
+        ).rowcount
+    assert stripped == 1
+    done = await b.responses.create(
+        model="interruptible-approval",
+        previous_response_id=paused.id,
+        input=[answer(paused.output[0], "approve")],
+        extra_headers=traceparent("ac" * 16, "c" * 16),
+    )
+    assert done.status == "completed"
+    spans = receiver.trace("ac" * 16, root=ROOT)
+    answered = resume_span(spans, 200)
+    [run] = [s for s in spans if s.name == "invoke_workflow interruptible-approval"]
+    assert answered.links == run.links == ()
 
 
 def resume_span(spans: list[ReceivedSpan], status: int) -> ReceivedSpan:
@@ -152,6 +189,10 @@ async def test_each_answer_is_a_resume_span_in_the_answering_trace(
     assert revised.attributes["gen_ai.agent.name"] == "interruptible-approval"
     assert revised.attributes["lgos.interrupt.answer.kinds"] == ["text"]
     assert "lgos.interrupt.answer.choices" not in revised.attributes
+    [first_pause] = [s for s in receiver.trace("c3" * 16, root=ROOT) if s.name == RUN]
+    assert [(link.trace_id, link.span_id) for link in revised.links] == [
+        ("c3" * 16, first_pause.span_id)
+    ]
     # The stale answer again: refused, and the resume span says why.
     with pytest.raises(openai.ConflictError):
         await a.responses.create(
@@ -163,6 +204,7 @@ async def test_each_answer_is_a_resume_span_in_the_answering_trace(
     refusal = receiver.trace("e5" * 16, root=ROOT)
     refused = resume_span(refusal, 409)
     assert refused.attributes["error.type"] == "interrupt_state_conflict"
+    assert not refused.links  # refused before the paused run was read
     assert not [s for s in refusal if s.name.startswith("invoke_workflow")]
     # One of the offered choices, back on the first process.
     done = await a.responses.create(
@@ -178,6 +220,11 @@ async def test_each_answer_is_a_resume_span_in_the_answering_trace(
     assert approved.attributes["lgos.interrupt.answer.kinds"] == ["choice"]
     assert approved.attributes["lgos.interrupt.answer.choices"] == ["approve"]
     assert "error.type" not in approved.attributes
+    # Asked again by the revision's request: the approval links to that request's run span.
+    [second_pause] = [s for s in receiver.trace("d4" * 16, root=ROOT) if s.name == RUN]
+    assert [(link.trace_id, link.span_id) for link in approved.links] == [
+        ("d4" * 16, second_pause.span_id)
+    ]
     # The pausing request has no resume span; the answer's text is on no span.
     assert not [s for s in receiver.trace("c3" * 16, root=ROOT) if s.name == RESUME]
     assert not [s for s in receiver.spans if revision in repr(s.attributes)]
@@ -360,7 +407,15 @@ async def test_a_knowledge_search_is_a_retrieval_span_over_the_files_services_sp
         "GET /v1/files/{file_id}",
         "GET /v1/files/{file_id}/content",
     ]
-    # In the request's trace: graph code runs in the context of the request's server span.
+    # In the request's trace, under the tool that searched, under the run span.
+    spans = receiver.trace("da" * 16, root=ROOT)  # the server span ends last
     [lgos_server] = [s for s in spans if s.kind == SERVER_KIND and s.service == "lgos-knowledge"]
     assert lgos_server.parent_id == "a" * 16
-    assert retrieval.parent_id == lgos_server.span_id
+    [run] = [s for s in spans if s.name == "invoke_workflow advanced-graph"]
+    assert run.parent_id == lgos_server.span_id
+    [tool] = [s for s in spans if s.name == "execute_tool knowledge_search"]
+    assert (tool.parent_id, retrieval.parent_id) == (run.span_id, tool.span_id)
+    # An attachment is read by graph code outside any tool: under that request's run span.
+    reading = receiver.trace("db" * 16, root=ROOT)
+    [reading_run] = [s for s in reading if s.name == "invoke_workflow advanced-graph"]
+    assert files_read.parent_id == reading_run.span_id

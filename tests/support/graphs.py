@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
+import httpx
 import orjson
 from langchain_core.exceptions import ContextOverflowError
 from langchain_core.messages import AIMessage, HumanMessage
@@ -32,7 +33,10 @@ from lgos import (
 from lgos.errors import InvalidRequestError
 from lgos.testing import ScriptedFakeChatModel
 from lgos_demo_graphs.registry import create_registry as demo_registry
+from opentelemetry.trace import SpanKind
 from pydantic import Field
+from service_kit import tracing
+from service_kit.context import inject_httpx
 
 SCRIPTED_TEXT = "Hello from the scripted model, piece by piece."
 PRIVATE_TEXT = "PRIVATE-SELECTION-NOTES"
@@ -257,6 +261,53 @@ def web_search(query: str) -> str:
 def internal_lookup(key: str) -> str:
     """A tool the graph uses for itself; never selected by clients."""
     return f"internal {key}"
+
+
+TRACED_SIDES = ("left", "right")
+SENT_TRACEPARENT = "test.sent_traceparent"
+
+
+def traced_tools_graph(*, hold: float = 0.0) -> Any:
+    """Two calls of one tool, run by a ``ToolNode`` in parallel (each waits until the other is in
+    flight). Each calls offline-model's health route through the ``inject_httpx`` hook, asks a
+    model, then opens a span of its own carrying the ``traceparent`` that call sent; then waits
+    ``hold`` seconds."""
+    in_flight: list[asyncio.Barrier] = []
+    model = ScriptedFakeChatModel.saying("looked up").with_config(tags=["nostream"])
+
+    @tool
+    async def traced_lookup(side: str) -> str:
+        """Look one side up."""
+        async with asyncio.timeout(10):
+            await in_flight[-1].wait()
+        health = os.environ["DEMO_API_OFFLINE_MODEL_URL"].removesuffix("/v1") + "/health"
+        async with httpx.AsyncClient(event_hooks={"request": [inject_httpx]}) as http:
+            sent = (await http.get(health)).request.headers.get("traceparent", "")
+        await model.ainvoke(side)
+        with tracing.current_span(f"lookup {side}", SpanKind.INTERNAL, {SENT_TRACEPARENT: sent}):
+            await asyncio.sleep(0)
+        await asyncio.sleep(hold)
+        return f"{side} looked up"
+
+    tools = ToolNode([traced_lookup])
+    answerer = ScriptedFakeChatModel.saying(SCRIPTED_TEXT)
+
+    async def select(state: MessagesState) -> dict[str, Any]:
+        calls = [
+            {"id": f"call_{side}", "name": "traced_lookup", "args": {"side": side}}
+            for side in TRACED_SIDES
+        ]
+        return {"messages": [AIMessage(content="", tool_calls=calls)]}
+
+    async def run_tools(state: MessagesState) -> dict[str, Any]:
+        in_flight.append(asyncio.Barrier(len(TRACED_SIDES)))
+        result: dict[str, Any] = await tools.ainvoke(state)
+        return result
+
+    async def answer(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [await answerer.ainvoke(state["messages"])]}
+
+    return _chain(MessagesState, ("select", select), ("tools", run_tools), ("answer", answer))
 
 
 class ToolContext(TypedDict):
@@ -575,6 +626,10 @@ def create_registry() -> GraphRegistry:
             lambda: server_tool_graph(run_tools=False), "Never runs tools.", **TOOL_RUNNER
         ),
         "subgraph": _config(subgraph_graph, "Works in a subgraph."),
+        "traced-tools": _config(traced_tools_graph, "Two traced tool calls in parallel."),
+        "traced-tools-held": _config(
+            lambda: traced_tools_graph(hold=60), "Two traced tool calls, then a long wait."
+        ),
         "subgraph-review-loop": _config(
             subgraph_review_loop_graph,
             "A subgraph that asks again from a new node invocation.",

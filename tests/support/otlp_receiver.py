@@ -30,6 +30,15 @@ class ReceivedSpan:
     kind: int
     attributes: dict[str, Any] = field(default_factory=dict)
     events: tuple[str, ...] = ()
+    event_attributes: tuple[dict[str, Any], ...] = ()
+    links: tuple[ReceivedLink, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReceivedLink:
+    trace_id: str
+    span_id: str
+    attributes: dict[str, Any] = field(default_factory=dict)
 
 
 def _value(value: AnyValue) -> Any:
@@ -37,6 +46,39 @@ def _value(value: AnyValue) -> Any:
     if kind == "array_value":
         return [_value(v) for v in value.array_value.values]
     return getattr(value, kind) if kind else None
+
+
+def decode_spans(request: ExportTraceServiceRequest) -> list[ReceivedSpan]:
+    """The spans of one OTLP export request, each with its resource's ``service.name``."""
+    found = []
+    for resource_spans in request.resource_spans:
+        resource = {a.key: _value(a.value) for a in resource_spans.resource.attributes}
+        for scope_spans in resource_spans.scope_spans:
+            for span in scope_spans.spans:
+                found.append(
+                    ReceivedSpan(
+                        service=str(resource.get("service.name")),
+                        name=span.name,
+                        trace_id=span.trace_id.hex(),
+                        span_id=span.span_id.hex(),
+                        parent_id=span.parent_span_id.hex(),
+                        kind=span.kind,
+                        attributes={a.key: _value(a.value) for a in span.attributes},
+                        events=tuple(e.name for e in span.events),
+                        event_attributes=tuple(
+                            {a.key: _value(a.value) for a in e.attributes} for e in span.events
+                        ),
+                        links=tuple(
+                            ReceivedLink(
+                                link.trace_id.hex(),
+                                link.span_id.hex(),
+                                {a.key: _value(a.value) for a in link.attributes},
+                            )
+                            for link in span.links
+                        ),
+                    )
+                )
+    return found
 
 
 class OTLPReceiver:
@@ -66,22 +108,9 @@ class OTLPReceiver:
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     def _add(self, request: ExportTraceServiceRequest) -> None:
-        for resource_spans in request.resource_spans:
-            resource = {a.key: _value(a.value) for a in resource_spans.resource.attributes}
-            for scope_spans in resource_spans.scope_spans:
-                for span in scope_spans.spans:
-                    received = ReceivedSpan(
-                        service=str(resource.get("service.name")),
-                        name=span.name,
-                        trace_id=span.trace_id.hex(),
-                        span_id=span.span_id.hex(),
-                        parent_id=span.parent_span_id.hex(),
-                        kind=span.kind,
-                        attributes={a.key: _value(a.value) for a in span.attributes},
-                        events=tuple(e.name for e in span.events),
-                    )
-                    with self._lock:
-                        self.spans.append(received)
+        received = decode_spans(request)
+        with self._lock:
+            self.spans.extend(received)
 
     def trace(self, trace_id: str, *, root: str, timeout: float = 30.0) -> list[ReceivedSpan]:
         """The spans of ``trace_id`` once the span named ``root`` arrived (it ends last; exports

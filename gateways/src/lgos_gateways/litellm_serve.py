@@ -19,6 +19,7 @@ from pathlib import Path
 from types import FrameType
 
 from service_kit.logs import configure_logging
+from service_kit.tracing import capture_message_content, exporter_configured
 
 logger = logging.getLogger("lgos_gateways.litellm_serve")
 
@@ -116,6 +117,26 @@ def files_defaults(environ: Mapping[str, str]) -> dict[str, str]:
     }
 
 
+def tracing_defaults(environ: Mapping[str, str]) -> dict[str, str]:
+    """LiteLLM's own OpenTelemetry integration (its v2, ``LITELLM_OTEL_V2``) follows the
+    standard ``OTEL_*`` variables as the services do: on only when they name an endpoint (and
+    neither ``OTEL_SDK_DISABLED=true`` nor ``OTEL_TRACES_EXPORTER=none``). Left to itself it
+    would print every span to stdout when switched on without one."""
+    if not exporter_configured(environ):
+        return {"LITELLM_OTEL_V2": "false"}
+    return {
+        "LITELLM_OTEL_V2": "true",
+        # LiteLLM reads OTEL_EXPORTER before OTEL_EXPORTER_OTLP_PROTOCOL; the services export
+        # OTLP/HTTP (protobuf) whatever the protocol says, and so does the gateway.
+        "OTEL_EXPORTER": "otlp_http",
+        "OTEL_SERVICE_NAME": environ.get("OTEL_SERVICE_NAME") or "litellm",
+        # LiteLLM records content only for span_only/span_and_event; LGOS's opt-in is `true`.
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": (
+            "span_only" if capture_message_content(environ) else "no_content"
+        ),
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--config", type=Path, required=True)
@@ -152,6 +173,7 @@ def main(argv: list[str] | None = None) -> None:
     # The cost map ships with LiteLLM; without this it retries a download at every start.
     env = {**os.environ, "PYTHONPATH": path, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     env.update(files_defaults(os.environ))
+    env.update(tracing_defaults(os.environ))
     sys.exit(Supervisor(command, env, args.pid_file).run())
 
 

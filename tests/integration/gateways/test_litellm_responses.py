@@ -159,3 +159,20 @@ async def test_events_arrive_as_they_happen_not_buffered(gateway: AsyncOpenAI) -
     deltas = [kind for kind, _ in arrivals if kind == "response.output_text.delta"]
     assert len(deltas) > 1
     assert completed - first_delta >= 0.2  # the graph sleeps 0.25 s between chunks
+
+
+async def test_the_callers_request_id_reaches_lgos(gateway: AsyncOpenAI) -> None:
+    # LGOS answers with the id it kept, which LiteLLM relays as llm_provider-x-request-id; a
+    # dropped header would show LGOS's own generated req_... there.
+    raw = await gateway.responses.with_raw_response.create(
+        model="lgos/simple-graph", input="Hi", extra_headers={"X-Request-Id": "gw-turn-1"}
+    )
+    assert raw.headers["llm_provider-x-request-id"] == "gw-turn-1"
+    async with gateway.responses.with_streaming_response.create(
+        model="lgos/simple-graph",
+        input="Hi",
+        stream=True,
+        extra_headers={"X-Request-Id": "gw-turn-2"},
+    ) as streamed:
+        assert streamed.headers["llm_provider-x-request-id"] == "gw-turn-2"
+        assert [e async for e in await streamed.parse()][-1].type == "response.completed"

@@ -56,3 +56,13 @@ def test_gc_thresholds_parse_and_are_bounded(monkeypatch: pytest.MonkeyPatch) ->
         monkeypatch.setenv("LGOS_GC_THRESHOLDS", bad)
         with pytest.raises(ValidationError):
             LGOSSettings()
+
+
+def test_metrics_switch_is_a_validated_boolean(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert LGOSSettings().metrics_enabled is True
+    monkeypatch.setenv("LGOS_METRICS_ENABLED", "false")
+    assert LGOSSettings().metrics_enabled is False
+    monkeypatch.setenv("LGOS_METRICS_ENABLED", "maybe")
+    with pytest.raises(SystemExit) as exited:
+        settings_from_env()
+    assert str(exited.value).startswith("lgos: invalid settings: LGOS_METRICS_ENABLED: ")

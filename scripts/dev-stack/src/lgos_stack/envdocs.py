@@ -29,6 +29,7 @@ MEANINGS = Path(__file__).with_name("env_meanings.toml")
 
 SETTINGS_CLASSES: tuple[tuple[str, str], ...] = (
     ("lgos.settings:LGOSSettings", "LGOS, `lgos worker`"),
+    ("service_kit.langfuse:LangfuseSettings", "LGOS, `lgos worker`"),
     ("files_service.settings:FilesSettings", "Files service"),
     ("offline_model.settings:OfflineModelSettings", "offline-model"),
     ("lgos_demo_graphs.model:DemoAPISettings", "demo graphs"),
@@ -357,6 +358,7 @@ def problems(variables: dict[str, Variable] | None = None) -> list[str]:
 
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("LGOS", ("LGOS_",)),
+    ("Langfuse (optional trace export)", ("LANGFUSE_",)),
     ("Demo graphs", ("DEMO_API_",)),
     ("Files service", ("FILES_",)),
     ("offline-model", ("OFFLINE_MODEL_",)),

@@ -60,7 +60,9 @@ def create_app(settings: FilesSettings | None = None, state: FilesState | None =
     install_error_handlers(app)
     install_openapi(app, openapi.describe)
     install_request_context(app, service="files")
-    metrics.install_route(app, (functools.partial(_indexing_readings, state),))
+    metrics.set_enabled(settings.metrics_enabled)
+    if settings.metrics_enabled:
+        metrics.install_route(app, (functools.partial(_indexing_readings, state),))
     return app
 
 

@@ -24,6 +24,11 @@ class FilesSettings(BaseSettings):
     host: str = "127.0.0.1"
     port: Port = 3006
     log_level: LogLevel = "info"
+    metrics_enabled: bool = Field(
+        default=True,
+        description="Prometheus metrics, recorded and served on /metrics; false: nothing is "
+        "recorded and /metrics answers 404 in the OpenAI error envelope.",
+    )
     api_keys: Annotated[list[SecretStr], NoDecode] = Field(
         default_factory=list,
         description="Comma-separated bearer keys; empty accepts every request (local use only).",

@@ -127,13 +127,15 @@ def create_app(
         app.add_middleware(APIKeyAuth, keys=settings.api_keys)
     _install_error_handlers(app)
     install_request_context(app, service="lgos")
-    metrics.install_route(
-        app,
-        (
-            functools.partial(_queue_readings, state),
-            functools.partial(_pending_readings, state),
-        ),
-    )
+    metrics.set_enabled(settings.metrics_enabled)
+    if settings.metrics_enabled:
+        metrics.install_route(
+            app,
+            (
+                functools.partial(_queue_readings, state),
+                functools.partial(_pending_readings, state),
+            ),
+        )
     return app
 
 

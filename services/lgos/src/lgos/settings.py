@@ -55,6 +55,11 @@ class LGOSSettings(BaseSettings):
     port: int = Field(default=3004, ge=1, le=65535)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
 
+    metrics_enabled: bool = True
+    """Prometheus metrics: recorded and served on `/metrics` (also the worker's health port).
+    'false': nothing is recorded and `/metrics` answers 404 in the OpenAI error envelope, so a
+    scrape shows the target down rather than up with no series."""
+
     sse_ping_interval: float = Field(default=15.0, gt=0)
     """Seconds of graph silence before a ': ping' comment."""
 

@@ -9,6 +9,7 @@
   ``request`` line, HTTP metrics)
 - :mod:`service_kit.metrics`: every Prometheus metric and the ``/metrics`` exposition
 - :mod:`service_kit.tracing`: OpenTelemetry set up from ``OTEL_*`` only; GenAI names
+- :mod:`service_kit.langfuse`: the optional Langfuse export and its per-request sessions
 - :mod:`service_kit.responses`: JSON responses encoded with orjson
 - :mod:`service_kit.openapi`: a service's own OpenAPI document in place of FastAPI's
 - :mod:`service_kit.settings`: setting types the services share (bind address, limits, pools)

@@ -15,6 +15,10 @@ could is forgotten by the next process that starts (:func:`forget_dead_processes
 Values measured at scrape time (queue depth, backlogs) come from ``gauges`` callbacks the
 service passes to :func:`exposition`: they are asked by the process answering, once per scrape,
 and never written to the shared directory.
+
+Recording can be switched off for a whole process (:func:`set_enabled`, from a service's
+setting such as ``LGOS_METRICS_ENABLED``): every recording site asks :func:`enabled` first, so a
+process that does not want metrics pays one flag read per site.
 """
 
 from __future__ import annotations
@@ -126,6 +130,20 @@ class Labelled:
 #: A scrape-time reading: metric name → (help, value or labelled values).
 Readings = Mapping[str, tuple[str, float | Labelled]]
 GaugeSource = Callable[[], Awaitable[Readings]]
+
+
+_enabled = True
+
+
+def set_enabled(on: bool) -> None:
+    """Record metrics in this process or not. Process-wide, like the registry they go to: the
+    last setting wins when one process builds several apps."""
+    global _enabled
+    _enabled = on
+
+
+def enabled() -> bool:
+    return _enabled
 
 
 def multiprocess_dir() -> str | None:

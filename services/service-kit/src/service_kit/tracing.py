@@ -1,10 +1,13 @@
-"""OpenTelemetry traces: set up from the standard ``OTEL_*`` variables only, off when unset.
+"""OpenTelemetry traces: set up from the standard ``OTEL_*`` variables (and, for LGOS, the
+Langfuse SDK's ``LANGFUSE_*``), off when unset.
 
 :func:`configure_tracing` installs an SDK tracer provider exporting over OTLP/HTTP when
 ``OTEL_EXPORTER_OTLP_ENDPOINT`` or ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` is set (and neither
 ``OTEL_SDK_DISABLED=true`` nor ``OTEL_TRACES_EXPORTER=none``); the exporter reads its own
-variables (headers, timeout, protocol details). Without it, OpenTelemetry's API is a no-op:
-the W3C ``traceparent`` a caller sent is still passed on unchanged.
+variables (headers, timeout, protocol details). A caller that asks for Langfuse also exports to
+Langfuse when its keys are set (:mod:`service_kit.langfuse`), with or without an OTLP endpoint.
+Without either, OpenTelemetry's API is a no-op: the W3C ``traceparent`` a caller sent is still
+passed on unchanged.
 
 GenAI span and attribute names live here, in one place (the conventions are "Development").
 Message content is not recorded unless the standard opt-in
@@ -55,42 +58,66 @@ FASTAPI_TELEMETRY: TelemetryConfig = {
 }
 
 
-def exporter_configured() -> bool:
-    if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+def disabled(environ: Mapping[str, str] = os.environ) -> bool:
+    return environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true"
+
+
+def exporter_configured(environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether ``environ`` (this process's by default) turns trace export on."""
+    if disabled(environ):
         return False
-    if os.environ.get("OTEL_TRACES_EXPORTER", "otlp").strip().lower() == "none":
+    if environ.get("OTEL_TRACES_EXPORTER", "otlp").strip().lower() == "none":
         return False
     return any(
-        os.environ.get(name)
+        environ.get(name)
         for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
     )
 
 
-def configure_tracing(service: str) -> bool:
-    """Export this process's spans over OTLP when the environment says where; returns whether
-    it does. ``OTEL_SERVICE_NAME`` wins over ``service``."""
-    if not exporter_configured():
+def configure_tracing(service: str, *, langfuse: bool = False) -> bool:
+    """Export this process's spans over OTLP when the environment says where and, with
+    ``langfuse``, to Langfuse when ``LANGFUSE_*`` holds its keys (:mod:`service_kit.langfuse`;
+    raises its ``LangfuseSettingsError`` on invalid ones); returns whether it exports at all.
+    ``OTEL_SERVICE_NAME`` wins over ``service``; ``OTEL_SDK_DISABLED=true`` turns both off."""
+    from service_kit import langfuse as langfuse_export
+
+    otlp = exporter_configured()
+    to_langfuse = langfuse_export.settings() if langfuse and not disabled() else None
+    if to_langfuse is not None and not to_langfuse.enabled:
+        to_langfuse = None
+    if not otlp and to_langfuse is None:
         return False
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.resources import SERVICE_NAME, Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
     attributes = {} if os.environ.get("OTEL_SERVICE_NAME") else {SERVICE_NAME: service}
     provider = TracerProvider(resource=Resource.create(attributes))
-    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    if to_langfuse is not None:
+        langfuse_export.install(provider, to_langfuse)
+    if otlp:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     trace.set_tracer_provider(provider)
     return True
 
 
-def capture_message_content() -> bool:
+def capture_message_content(environ: Mapping[str, str] = os.environ) -> bool:
     """Whether chat spans carry the messages sent and received (off unless opted in)."""
-    value = os.environ.get("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "")
+    value = environ.get("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "")
     return value.strip().lower() in CAPTURE_ON
 
 
+_TRACER = trace.get_tracer(INSTRUMENTATION)
+"""Looked up once: the SDK's ``get_tracer`` builds its scope objects and touches the warnings
+filters on every call (≈ 20 µs, paid per span when looked up per span). Taken before
+:func:`configure_tracing` runs, this is OpenTelemetry's proxy, which follows the provider once
+one is installed."""
+
+
 def tracer() -> Tracer:
-    return trace.get_tracer(INSTRUMENTATION)
+    return _TRACER
 
 
 def error_type(error: Exception) -> str:

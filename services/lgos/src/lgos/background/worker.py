@@ -45,7 +45,7 @@ from lgos.background.queue import (
     prune_consumers,
 )
 from lgos.background.records import BackgroundRecords
-from lgos.errors import INTERNAL_ERROR_MESSAGE
+from lgos.errors import INTERNAL_ERROR_MESSAGE, error_envelope
 from lgos.redis_client import connect_redis
 from lgos.settings import LGOSSettings
 from lgos.storage import PostgresLimits, migrated, open_pool
@@ -53,6 +53,22 @@ from lgos.storage import PostgresLimits, migrated, open_pool
 logger = logging.getLogger("lgos.worker")
 
 SHUTDOWN_MESSAGE = "The worker shut down before this response finished."
+
+
+# The worker's metrics, each a no-op while metrics are switched off (LGOS_METRICS_ENABLED).
+def _worker_up(name: str, value: int) -> None:
+    if metrics.enabled():
+        metrics.WORKER_UP.labels(name).set(value)
+
+
+def _running_jobs(change: int) -> None:
+    if metrics.enabled():
+        metrics.WORKER_RUNNING.inc(change)
+
+
+def _job_ended(outcome: str) -> None:
+    if metrics.enabled():
+        metrics.WORKER_JOBS.labels(outcome).inc()
 
 
 @dataclass
@@ -147,11 +163,11 @@ class Worker:
                 "worker started",
                 extra={"worker": self.name, "concurrency": settings.worker_concurrency},
             )
-            metrics.WORKER_UP.labels(self.name).set(1)
+            _worker_up(self.name, 1)
             try:
                 await receiver.listen(self.stopping)
             finally:
-                metrics.WORKER_UP.labels(self.name).set(0)
+                _worker_up(self.name, 0)
                 await self._fail_leftovers()
                 for helper in helpers:
                     helper.cancel()
@@ -174,7 +190,7 @@ class Worker:
                 },
             )
             self.stopping.set()
-            metrics.WORKER_UP.labels(self.name).set(0)
+            _worker_up(self.name, 0)
 
     async def _fail_leftovers(self) -> None:
         """After the grace period: what still runs fails now, rather than when a sweep notices."""
@@ -210,7 +226,7 @@ class Worker:
         # Wake the pump when the job ends, so it stops between writes rather than inside one.
         task.add_done_callback(lambda _: progress.changed.set())
         logger.info("job started", extra={"response_id": response_id, "worker": self.name})
-        metrics.WORKER_RUNNING.inc()
+        _running_jobs(1)
         try:
             final = await task
         except asyncio.CancelledError:
@@ -220,23 +236,23 @@ class Worker:
             # Stopped by a cancel, a sweep or shutdown (the row already says so and the write
             # below changes nothing), or a CancelledError the job raised itself: a failure.
             logger.info("job stopped", extra={"response_id": response_id})
-            metrics.WORKER_JOBS.labels("stopped").inc()
+            _job_ended("stopped")
             await self._record_end(response_id, lambda: self._fail(response_id, progress.latest))
             return
         except Exception:
             logger.exception("background job failed", extra={"response_id": response_id})
-            metrics.WORKER_JOBS.labels("failed").inc()
+            _job_ended("failed")
             await self._record_end(response_id, lambda: self._fail(response_id, progress.latest))
             return
         finally:
-            metrics.WORKER_RUNNING.dec()
+            _running_jobs(-1)
             self._jobs.pop(response_id, None)
             task.cancel()  # a no-op unless this handler itself is being cancelled
             await asyncio.gather(pump, return_exceptions=True)
         recorded = await self._record_end(
             response_id, lambda: self.records.finish(response_id, self.name, final)
         )
-        metrics.WORKER_JOBS.labels("finished").inc()
+        _job_ended("finished")
         logger.info(
             "job finished",
             extra={"response_id": response_id, "status": final["status"], "recorded": recorded},
@@ -358,37 +374,40 @@ class Worker:
 
     async def _health(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """A minimal ``GET /health`` so supervisors and tests can wait for a ready worker, and
-        ``GET /metrics`` (any other request is answered as ``/health``)."""
+        ``GET /metrics`` (404 while metrics are switched off; any other request is answered as
+        ``/health``)."""
         with contextlib.suppress(Exception):
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout=5.0)
             if head.split(b" ", 2)[:2] == [b"GET", b"/metrics"]:
-                text = await metrics.exposition()
-                writer.write(
-                    b"HTTP/1.1 200 OK\r\nContent-Type: "
-                    + metrics.CONTENT_TYPE.encode()
-                    + b"\r\nContent-Length: "
-                    + str(len(text)).encode()
-                    + b"\r\nConnection: close\r\n\r\n"
-                    + text
+                if metrics.enabled():
+                    text = await metrics.exposition()
+                    _answer(writer, b"200 OK", metrics.CONTENT_TYPE.encode(), text)
+                else:
+                    missing = error_envelope("Not Found", code="not_found")
+                    _answer(writer, b"404 Not Found", b"application/json", orjson.dumps(missing))
+            else:
+                stopping = self.stopping.is_set()
+                body = orjson.dumps(
+                    {
+                        "status": "stopping" if stopping else "ok",
+                        "worker": self.name,
+                        "running": self.running,
+                    }
                 )
-                await writer.drain()
-                writer.close()
-                return
-            stopping = self.stopping.is_set()
-            body = orjson.dumps(
-                {
-                    "status": "stopping" if stopping else "ok",
-                    "worker": self.name,
-                    "running": self.running,
-                }
-            )
-            status = b"503 Service Unavailable" if stopping else b"200 OK"
-            writer.write(
-                b"HTTP/1.1 " + status + b"\r\nContent-Type: application/json\r\n"
-                b"Content-Length: "
-                + str(len(body)).encode()
-                + b"\r\nConnection: close\r\n\r\n"
-                + body
-            )
+                status = b"503 Service Unavailable" if stopping else b"200 OK"
+                _answer(writer, status, b"application/json", body)
             await writer.drain()
         writer.close()
+
+
+def _answer(writer: asyncio.StreamWriter, status: bytes, content_type: bytes, body: bytes) -> None:
+    writer.write(
+        b"HTTP/1.1 "
+        + status
+        + b"\r\nContent-Type: "
+        + content_type
+        + b"\r\nContent-Length: "
+        + str(len(body)).encode()
+        + b"\r\nConnection: close\r\n\r\n"
+        + body
+    )

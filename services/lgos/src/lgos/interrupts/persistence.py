@@ -1,6 +1,9 @@
 """Checkpoint persistence for interrupt runs: Postgres when configured, SQLite otherwise.
 
-``FencedSaver`` wraps the saver of one run and refuses writes once the run's lease is lost.
+``FencedSaver`` wraps the saver of one run and refuses writes once the run's lease is lost, and
+stores with each checkpoint the W3C ``traceparent`` of the span it was written in
+(``lgos_paused_in`` in its metadata; the run span while the run runs): a run resumed in another
+request, or another process, links its spans to the one it paused in.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
@@ -23,9 +26,12 @@ from langgraph.checkpoint.base import (
 
 from lgos.errors import LeaseLostError
 from lgos.interrupts.coordinator import Lease, RunCoordinator
+from lgos.runtime.spans import current_traceparent
 from lgos.storage import PostgresLimits, migrated, open_pool
 
 logger = logging.getLogger("lgos.interrupts")
+#: Checkpoint metadata: the ``traceparent`` of the span the checkpoint was written in.
+PAUSED_IN = "lgos_paused_in"
 
 
 async def open_saver(
@@ -87,6 +93,10 @@ class FencedSaver(BaseCheckpointSaver[Any]):
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
         await self._check()
+        traceparent = current_traceparent()
+        if traceparent is not None:
+            stamped: dict[str, Any] = {**metadata, PAUSED_IN: traceparent}
+            metadata = cast(CheckpointMetadata, stamped)
         return await self.inner.aput(config, checkpoint, metadata, new_versions)
 
     async def aput_writes(

@@ -21,15 +21,17 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.pregel import Pregel
 from langgraph.types import Command, PregelTask, StateSnapshot
+from opentelemetry.trace import SpanContext
 
 from lgos.errors import RunConflictError
 from lgos.interrupts.coordinator import Lease, RunCoordinator
 from lgos.interrupts.ids import INTERRUPT_TOOL, call_id, paused_response_id
 from lgos.interrupts.keys import thread_key
-from lgos.interrupts.persistence import FencedSaver, delete_quietly
+from lgos.interrupts.persistence import PAUSED_IN, FencedSaver, delete_quietly
 from lgos.request import GraphRequest
 from lgos.runtime.events import FunctionCall, RunOutcome
 from lgos.runtime.runner import GraphRunner, RunPlan
+from lgos.runtime.spans import span_context_of
 
 logger = logging.getLogger("lgos.interrupts")
 
@@ -55,6 +57,8 @@ class InterruptRun:
     resumed_tasks: frozenset[str] = frozenset()
     asked: dict[str, Any] = field(default_factory=dict)
     """A resume's paused batch: interrupt id → the payload the graph asked with."""
+    paused_in: SpanContext | None = None
+    """A resume's: the span the run paused in, when its checkpoint recorded one."""
     paused: bool = field(default=False)
     heartbeat: asyncio.Task[None] | None = field(default=None, repr=False)
     finished: bool = field(default=False)
@@ -130,7 +134,8 @@ class InterruptService:
             )
         run = InterruptRun(run_id, key, lease, self._bind(graph, lease), paused_response_id(run_id))
         try:
-            pending = await self.pending(run)
+            snapshot = await self._snapshot(run)
+            pending = _pending(snapshot)
             if not pending:
                 raise state_conflict(
                     "No paused run matches previous_response_id; it may have "
@@ -146,20 +151,15 @@ class InterruptService:
         run.command = Command(resume=answers)
         run.asked = {interrupt_id: payload for interrupt_id, (_, payload) in pending.items()}
         run.resumed_tasks = frozenset(task for task, _ in pending.values())
+        run.paused_in = span_context_of((snapshot.metadata or {}).get(PAUSED_IN))
         return self._keep_alive(run)
 
-    async def pending(self, run: InterruptRun) -> dict[str, tuple[str, Any]]:
-        """Pending interrupt id → (task id, payload), read from the durable checkpoint.
+    async def _snapshot(self, run: InterruptRun) -> StateSnapshot:
+        return await run.graph.aget_state(run.config, subgraphs=True)
 
-        The task is the innermost one that asked: a subgraph that loops back to ask again does
-        so from a new node invocation, although its task in the root graph stays the same.
-        """
-        snapshot = await run.graph.aget_state(run.config, subgraphs=True)
-        return {
-            interrupt.id: (_asking_task(task), interrupt.value)
-            for task in snapshot.tasks
-            for interrupt in task.interrupts
-        }
+    async def pending(self, run: InterruptRun) -> dict[str, tuple[str, Any]]:
+        """Pending interrupt id → (task id, payload), read from the durable checkpoint."""
+        return _pending(await self._snapshot(run))
 
     def prepare(self, runner: GraphRunner, request: GraphRequest, run: InterruptRun) -> RunPlan:
         """The run plan of ``run``: its checkpointed graph, thread and resume command, with
@@ -170,6 +170,7 @@ class InterruptService:
             thread_id=run.thread_id,
             command=run.command,
             finish=functools.partial(self.finish, run),
+            paused_in=run.paused_in,
         )
 
     async def finish(self, run: InterruptRun, outcome: RunOutcome) -> bool:
@@ -206,6 +207,19 @@ class InterruptService:
         finally:
             await self.coordinator.release(run.lease)
         run.closed = True
+
+
+def _pending(snapshot: StateSnapshot) -> dict[str, tuple[str, Any]]:
+    """Pending interrupt id → (task id, payload).
+
+    The task is the innermost one that asked: a subgraph that loops back to ask again does so
+    from a new node invocation, although its task in the root graph stays the same.
+    """
+    return {
+        interrupt.id: (_asking_task(task), interrupt.value)
+        for task in snapshot.tasks
+        for interrupt in task.interrupts
+    }
 
 
 def _asking_task(task: PregelTask) -> str:

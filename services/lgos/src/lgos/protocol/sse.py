@@ -61,6 +61,9 @@ class SSEResponse(Response):
         self._ping_handle: asyncio.TimerHandle | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not metrics.enabled():
+            await self._serve(scope, receive, send)
+            return
         streams = metrics.OPEN_STREAMS.labels("lgos")
         streams.inc()
         try:

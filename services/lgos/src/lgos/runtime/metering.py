@@ -1,22 +1,29 @@
 """One graph run's metrics and span: its outcome, its duration, its time to first text delta;
-with tracing on, the ``invoke_workflow`` span its model and tool spans hang from."""
+with tracing on, the ``invoke_workflow`` span its model and tool spans hang from, current while
+the graph runs (so spans graph code makes, and the ``traceparent`` of its calls, are its)."""
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from types import TracebackType
-from typing import Literal
+from typing import Literal, TypeVar
 
 from langchain_core.runnables import RunnableConfig
-from opentelemetry.trace import Span, StatusCode
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.trace import Span, SpanContext, StatusCode
 from service_kit import metrics
 
 from lgos.runtime.spans import SpanRecorder, start_run_span
+from lgos.runtime.usage import RunObserver
 
 Outcome = Literal["completed", "paused", "failed", "cancelled"]
 #: gen_ai.operation.name of a request LGOS serves: a chat-style generation.
 OPERATION = "chat"
+T = TypeVar("T")
 
 
 class RunMeter:
@@ -26,10 +33,16 @@ class RunMeter:
     run ``failed``, a cancellation or a closed stream ``cancelled``.
     """
 
-    def __init__(self, graph: str, config: RunnableConfig | None = None) -> None:
+    def __init__(
+        self,
+        graph: str,
+        config: RunnableConfig | None = None,
+        paused_in: SpanContext | None = None,
+    ) -> None:
         self.graph = graph
         self.outcome: Outcome | None = None
         self._config = config
+        self._paused_in = paused_in
         self._started = 0.0
         self._first_delta_seen = False
         self._span: Span | None = None
@@ -38,19 +51,50 @@ class RunMeter:
         self._started = time.perf_counter()
         if self._config is not None:
             metadata = self._config.get("metadata") or {}
-            span = start_run_span(self.graph, metadata.get("conversation_id"))
+            span = start_run_span(self.graph, metadata.get("conversation_id"), self._paused_in)
             if span.is_recording():
                 self._span = span
+                recorder = SpanRecorder(span)
                 callbacks = self._config.get("callbacks")
                 if isinstance(callbacks, list):
-                    callbacks.append(SpanRecorder(span))
+                    observers = [c for c in callbacks if isinstance(c, RunObserver)]
+                    if observers:  # one handler per streamed token, not two
+                        observers[0].record_spans(recorder)
+                    else:
+                        callbacks.append(recorder)
         return self
+
+    @contextmanager
+    def current(self) -> Iterator[None]:
+        """The run span is the current span inside the block. Only around awaits, never across
+        a ``yield``: a context attached in a generator cannot be detached once the generator
+        resumes in another task (or a copy of the context)."""
+        if self._span is None:
+            yield
+            return
+        token = otel_context.attach(trace.set_span_in_context(self._span))
+        try:
+            yield
+        finally:
+            otel_context.detach(token)
+
+    async def iterate(self, events: AsyncIterator[T]) -> AsyncIterator[T]:
+        """``events``, each advanced with the run span current (tasks the graph starts there
+        copy it), and handed on without it: the consumer's own context is left alone."""
+        while True:
+            with self.current():
+                try:
+                    event = await anext(events)
+                except StopAsyncIteration:
+                    return
+            yield event
 
     def first_delta(self) -> None:
         if not self._first_delta_seen:
             self._first_delta_seen = True
-            elapsed = time.perf_counter() - self._started
-            metrics.GENAI_TIME_TO_FIRST_TOKEN.labels(OPERATION, self.graph).observe(elapsed)
+            if metrics.enabled():
+                elapsed = time.perf_counter() - self._started
+                metrics.GENAI_TIME_TO_FIRST_TOKEN.labels(OPERATION, self.graph).observe(elapsed)
 
     def __exit__(
         self,
@@ -64,9 +108,10 @@ class RunMeter:
             cancelled = issubclass(kind, (asyncio.CancelledError, GeneratorExit))
             outcome = "cancelled" if cancelled else "failed"
             error = "cancelled" if cancelled else kind.__name__
-        metrics.RUNS.labels(self.graph, outcome).inc()
-        elapsed = time.perf_counter() - self._started
-        metrics.GENAI_REQUEST_DURATION.labels(OPERATION, self.graph, error).observe(elapsed)
+        if metrics.enabled():
+            metrics.RUNS.labels(self.graph, outcome).inc()
+            elapsed = time.perf_counter() - self._started
+            metrics.GENAI_REQUEST_DURATION.labels(OPERATION, self.graph, error).observe(elapsed)
         if self._span is not None:
             if outcome == "paused":
                 self._span.add_event("gen_ai.run.paused")

@@ -16,6 +16,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.pregel import Pregel
 from langgraph.types import Durability, StreamMode
+from opentelemetry.trace import SpanContext
 
 from lgos.config import GraphConfig
 from lgos.errors import (
@@ -96,6 +97,8 @@ class RunPlan:
     graph: Pregel[Any, Any, Any, Any]
     finish: Callable[[RunOutcome], Awaitable[bool]] | None = None
     """Called once the invocation has drained; returns True when the run paused."""
+    paused_in: SpanContext | None = None
+    """A resumed run's: the span its run paused in (its run span links to it)."""
 
 
 class GraphRunner:
@@ -133,6 +136,7 @@ class GraphRunner:
         thread_id: str | None = None,
         command: Any = None,
         finish: Callable[[RunOutcome], Awaitable[bool]] | None = None,
+        paused_in: SpanContext | None = None,
     ) -> RunPlan:
         """Apply the graph's adapters; errors they raise reject the request before any output.
 
@@ -161,6 +165,7 @@ class GraphRunner:
             frozenset(request.server_tools),
             graph or self.graph,
             finish,
+            paused_in,
         )
 
     async def invoke(self, plan: RunPlan) -> RunOutcome:
@@ -177,7 +182,7 @@ class GraphRunner:
                         outcome = event
                 assert outcome is not None
                 return outcome
-            with RunMeter(self.model, plan.config) as meter:
+            with RunMeter(self.model, plan.config, plan.paused_in) as meter, meter.current():
                 state = await self.graph.ainvoke(plan.input, plan.config, context=plan.context)
                 meter.outcome = "completed"
             return outcome_of(self._to_message(state), plan.observer.usage, plan.offered_functions)
@@ -193,8 +198,9 @@ class GraphRunner:
         return self._run(plan, stream_text=True)
 
     async def _run(self, plan: RunPlan, *, stream_text: bool) -> AsyncIterator[RunEvent]:
-        with RunMeter(self.model, plan.config) as meter:
-            async for event in self._run_metered(plan, meter, stream_text=stream_text):
+        with RunMeter(self.model, plan.config, plan.paused_in) as meter:
+            events = self._run_metered(plan, meter, stream_text=stream_text)
+            async for event in meter.iterate(events):
                 yield event
 
     async def _run_metered(

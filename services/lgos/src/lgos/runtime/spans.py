@@ -2,9 +2,14 @@
 
 ``invoke_workflow <graph>`` covers the run (``gen_ai.conversation.id`` from the request's
 ``metadata.conversation_id``); LangChain callbacks open ``chat <model>`` for each model call and
-``execute_tool <name>`` for each tool, under the nearest traced ancestor (else the run span).
+``execute_tool <name>`` for each tool, under the span current where the call is made (the run
+span, a tool's span, a graph's own span), else the nearest traced ancestor. A tool's span is the
+current span while its body runs, so spans the tool makes and the ``traceparent`` of its calls to
+other services are its children.
 Answering a paused run adds ``lgos.resume <graph>`` beside it: the lease and the check of the
 answers against the paused batch, with the run id and the kind of each answer (never its text).
+The paused run keeps the span context it paused in (:func:`current_traceparent`, stored with its
+checkpoint); the resume span and the resumed run span link to it (``lgos.link.type=paused_run``).
 Nothing is recorded when tracing is off. Message content is recorded only when
 ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` opts in: then each ``chat`` span carries
 ``gen_ai.input.messages`` and ``gen_ai.output.messages`` (see :mod:`lgos.runtime.content`).
@@ -14,25 +19,59 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import Token
 from typing import Any
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import LLMResult
+from opentelemetry import context as otel_context
 from opentelemetry import trace
-from opentelemetry.trace import Span, SpanKind, StatusCode
+from opentelemetry.context import Context
+from opentelemetry.trace import Link, Span, SpanContext, SpanKind, StatusCode
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 from service_kit import tracing
 
 from lgos.runtime import content
 
+LINK_TYPE = "lgos.link.type"
+#: A link to the span a resumed run paused in (in the trace of the request that paused it).
+PAUSED_RUN = "paused_run"
+_W3C = TraceContextTextMapPropagator()
 
-def start_run_span(graph: str, conversation_id: str | None) -> Span:
+
+def current_traceparent() -> str | None:
+    """The W3C ``traceparent`` of the current span; ``None`` when there is none."""
+    carrier: dict[str, str] = {}
+    _W3C.inject(carrier)
+    return carrier.get("traceparent")
+
+
+def span_context_of(traceparent: object) -> SpanContext | None:
+    """The span context a stored ``traceparent`` names; ``None`` when absent or malformed."""
+    if not isinstance(traceparent, str):
+        return None
+    found = trace.get_current_span(_W3C.extract({"traceparent": traceparent})).get_span_context()
+    return found if found.is_valid else None
+
+
+def paused_run_links(paused_in: SpanContext | None) -> list[Link]:
+    return [] if paused_in is None else [Link(paused_in, {LINK_TYPE: PAUSED_RUN})]
+
+
+def start_run_span(
+    graph: str, conversation_id: str | None, paused_in: SpanContext | None = None
+) -> Span:
+    """The run span; a resumed run links to the span its run paused in."""
     attributes: dict[str, str] = {tracing.OPERATION: "invoke_workflow", tracing.AGENT_NAME: graph}
     if conversation_id:
         attributes[tracing.CONVERSATION_ID] = conversation_id
     return tracing.tracer().start_span(
-        f"invoke_workflow {graph}", kind=SpanKind.INTERNAL, attributes=attributes
+        f"invoke_workflow {graph}",
+        kind=SpanKind.INTERNAL,
+        attributes=attributes,
+        links=paused_run_links(paused_in),
     )
 
 
@@ -60,6 +99,12 @@ def resume_span(graph: str, run_id: UUID) -> Iterator[Span]:
         yield span
 
 
+def link_paused_run(span: Span, paused_in: SpanContext | None) -> None:
+    """Link the resume span to the span the run paused in (old runs stored none: no link)."""
+    for link in paused_run_links(paused_in):
+        span.add_link(link.context, link.attributes)
+
+
 def _conflict_code(error: Exception) -> str:
     return getattr(error, "code", None) or tracing.error_type(error)
 
@@ -75,17 +120,32 @@ def record_answers(span: Span, asked: Mapping[str, Any], answers: Mapping[str, s
 
 
 class SpanRecorder(BaseCallbackHandler):
-    """Model and tool spans of one run, children of ``root`` (or of a traced ancestor)."""
+    """Model and tool spans of one run, children of the span current in the run (or of a traced
+    ancestor, else ``root``).
+
+    ``run_inline``: LangChain then calls these methods in the caller's own context, never in a
+    copy or another thread. ``BaseTool.arun``/``run`` call ``on_tool_start`` and
+    ``on_tool_end``/``on_tool_error`` in one context and run the tool body in a copy taken in
+    between, so the tool's span is attached in ``on_tool_start`` and detached at its end, and
+    parallel tool calls (each its own task) each see their own. A model span is never made
+    current: ``agenerate`` calls ``on_llm_end`` in tasks of its own, where it could not be
+    detached.
+    """
 
     run_inline = True
 
     def __init__(self, root: Span) -> None:
         self.root = root
+        self.trace_id = root.get_span_context().trace_id
         self.capture = tracing.capture_message_content()
         self.spans: dict[UUID, Span] = {}
         self.parents: dict[UUID, UUID | None] = {}
+        self.attached: dict[UUID, Token[Context]] = {}
 
     def _parent(self, parent_run_id: UUID | None) -> Any:
+        here = trace.get_current_span()
+        if here.is_recording() and here.get_span_context().trace_id == self.trace_id:
+            return otel_context.get_current()
         current = parent_run_id
         while current is not None:
             if current in self.spans:
@@ -103,6 +163,9 @@ class SpanRecorder(BaseCallbackHandler):
         )
 
     def _end(self, run_id: UUID, error: BaseException | None = None) -> None:
+        token = self.attached.pop(run_id, None)
+        if token is not None:
+            otel_context.detach(token)
         span = self.spans.pop(run_id, None)
         if span is None:
             return
@@ -163,15 +226,14 @@ class SpanRecorder(BaseCallbackHandler):
                 choices = [getattr(g, "message", None) for g in response.generations[0]]
                 returned = [m for m in choices if isinstance(m, BaseMessage)]
                 span.set_attribute(tracing.OUTPUT_MESSAGES, content.output_messages(returned))
-            for key, value in (
-                (tracing.RESPONSE_ID, response_id),
-                (tracing.RESPONSE_MODEL, meta.get("model_name") or meta.get("model")),
-                (tracing.INPUT_TOKENS, usage.get("input_tokens")),
-                (tracing.OUTPUT_TOKENS, usage.get("output_tokens")),
-                (tracing.FINISH_REASONS, [str(reason)] if reason else None),
-            ):
-                if value is not None:
-                    span.set_attribute(key, value)
+            found = {
+                tracing.RESPONSE_ID: response_id,
+                tracing.RESPONSE_MODEL: meta.get("model_name") or meta.get("model"),
+                tracing.INPUT_TOKENS: usage.get("input_tokens"),
+                tracing.OUTPUT_TOKENS: usage.get("output_tokens"),
+                tracing.FINISH_REASONS: [str(reason)] if reason else None,
+            }
+            span.set_attributes({k: v for k, v in found.items() if v is not None})
         self._end(run_id)
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
@@ -198,6 +260,7 @@ class SpanRecorder(BaseCallbackHandler):
                 tracing.TOOL_CALL_ID: kwargs.get("tool_call_id"),
             },
         )
+        self.attached[run_id] = otel_context.attach(trace.set_span_in_context(self.spans[run_id]))
 
     def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
         self._end(run_id)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from service_kit import context
+from service_kit import context, langfuse
 from starlette.responses import Response
 
 from lgos.protocol.cancel import run_or_cancel
@@ -25,6 +25,7 @@ async def create_chat_completion(request: Request, state: StateDep) -> Response:
     runner = state.runner_for(require_model(body))
     context.bind(model=runner.model)
     decoded = decode(body, runner.model, runner.config)
+    langfuse.set_session(decoded.graph_request.conversation_id)
     plan = runner.prepare(decoded.graph_request)
     shell = CompletionShell(model=runner.model)
     if decoded.graph_request.stream:

@@ -16,7 +16,7 @@ from uuid import UUID, uuid4
 import orjson
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
-from service_kit import context
+from service_kit import context, langfuse
 from starlette.requests import Request
 
 from lgos.background.backend import (
@@ -129,6 +129,7 @@ async def _execute_in_context(state: AppState, job: BackgroundJob, publish: Publ
 async def _execute_job(state: AppState, job: BackgroundJob, publish: Publish) -> Snapshot:
     runner = state.runner_for(job.model)
     decoded: DecodedResponsesRequest = job.decoded or decode(job.body, runner.model, runner.config)
+    langfuse.set_session(decoded.graph_request.conversation_id)
     shell = _shell(runner, decoded, job)
     publish(shell.build("in_progress", []))
     try:

@@ -6,7 +6,7 @@ import functools
 from collections.abc import Awaitable, Callable
 
 from fastapi import APIRouter, Request
-from service_kit import context
+from service_kit import context, langfuse
 from starlette.responses import Response
 
 from lgos.background.backend import Snapshot
@@ -33,6 +33,7 @@ async def create_response(request: Request, state: StateDep) -> Response | SSERe
     runner = state.runner_for(require_model(body))
     context.bind(model=runner.model)
     decoded = decode(body, runner.model, runner.config)
+    langfuse.set_session(decoded.graph_request.conversation_id)
     if decoded.background:
         return JSONResponse(await create_background(request, state, runner, decoded, body))
     scope = functools.partial(state.scope_resolver, request)

@@ -23,7 +23,7 @@ from lgos.protocol.cancel import run_or_cancel
 from lgos.protocol.responses.decode import DecodedResponsesRequest
 from lgos.runtime.events import RunOutcome
 from lgos.runtime.runner import GraphRunner, RunPlan
-from lgos.runtime.spans import record_answers, resume_span
+from lgos.runtime.spans import link_paused_run, record_answers, resume_span
 from lgos.scope import scope_hash
 from lgos.state import AppState
 
@@ -36,7 +36,8 @@ def naming_the_paused_response(graph: str) -> Iterator[None]:
         yield
     except RunConflictError as conflict:
         conflict.param = "previous_response_id"
-        metrics.RUN_CONFLICTS.labels(graph, conflict.code or "conflict").inc()
+        if metrics.enabled():
+            metrics.RUN_CONFLICTS.labels(graph, conflict.code or "conflict").inc()
         raise
 
 
@@ -87,6 +88,7 @@ async def open_run(
                     runner.graph, trusted, runner.model, resume.run_id, resume.answers
                 )
                 record_answers(span, run.asked, resume.answers)
+                link_paused_run(span, run.paused_in)
     context.bind(run_id=str(run.run_id), response_id=run.response_id)
     try:
         plan = service.prepare(runner, decoded.graph_request, run)
