@@ -65,6 +65,7 @@ HOOK_FILES = (
     "lgos_callbacks.py",
     "lgos_stream_fidelity.py",
     "lgos_idempotency.py",
+    "lgos_trace_context.py",
 )
 STREAM_FIDELITY = "lgos_stream_fidelity.restore_upstream_usage"
 IDEMPOTENCY = "lgos_idempotency.forward_idempotency_key"

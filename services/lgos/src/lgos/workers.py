@@ -121,7 +121,7 @@ def create_worker_app() -> FastAPI:
     """One server process's app, from the settings its supervisor passed in the environment."""
     settings = LGOSSettings()
     configure_logging(settings.log_level)
-    configure_tracing("lgos")
+    configure_tracing("lgos", langfuse=True)  # the supervisor checked LANGFUSE_*
     metrics.forget_dead_processes()  # the process this one replaces may have been killed
     app = create_app(
         load_registries(*served(settings.registry, settings.app_dir, settings.project)), settings
