@@ -17,9 +17,9 @@ INSTALL := $(PYTHON) -m scripts.install --goal '$(MAKECMDGOALS)' \
 export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: new dev dev-up dev-down dev-status gateway-sync test lint typecheck test-unit test-contract \
-	test-integration test-e2e test-fuzz bench bench-files bench-load bench-gateway sync clean chromium \
+	test-integration test-e2e test-fuzz stack-installs test-prerequisites bench bench-files bench-load bench-gateway bench-observability bench-startup sync clean chromium \
 	docs docs-build env-docs docs-screenshots \
-	docker-up docker-images docker-down test-containers
+	docker-up docker-images docker-down test-containers test-compose-stack
 
 $(UV):
 	@$(INSTALL) pip --name uv $(TOOLS) uv==$(UV_VERSION)
@@ -69,13 +69,15 @@ $(PROMETHEUS): | $(UV)
 # starts it only when DEVSTACK_WITH names it, so `make dev` installs it only then; the tests need it.
 PHOENIX := $(TOOLS)/phoenix/.installed
 $(PHOENIX): services/phoenix/requirements.txt | $(UV)
-	@$(INSTALL) pip $(TOOLS)/phoenix -r services/phoenix/requirements.txt
+	@$(INSTALL) uv-pip --uv $(UV) $(TOOLS)/phoenix services/phoenix/requirements.txt
 	touch $@
 
-# The LiteLLM proxy (the gateway on 3000) in its own pinned venv: it conflicts with the workspace.
+# The large pinned venvs below install with uv (`uv-pip`: downloads side by side, minutes faster
+# than pip). The LiteLLM proxy (the gateway on 3000) in its own pinned venv: it conflicts with the
+# workspace.
 LITELLM := $(TOOLS)/litellm/.installed
 $(LITELLM): gateways/litellm/requirements.txt | $(UV)
-	@$(INSTALL) pip $(TOOLS)/litellm -r gateways/litellm/requirements.txt
+	@$(INSTALL) uv-pip --uv $(UV) $(TOOLS)/litellm gateways/litellm/requirements.txt
 	touch $@
 
 # dbhub, the read-only PostgreSQL MCP server behind the gateway, from npm at a locked version.
@@ -86,20 +88,23 @@ $(DBHUB): gateways/mcp/package.json gateways/mcp/package-lock.json
 	@$(INSTALL) run --cwd $(TOOLS)/dbhub dbhub $(TOOLS)/dbhub -- npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# The Chainlit UI (port 3002) in its own pinned venv; the shared client package (ui/client) is
-# put on its PYTHONPATH by the stack runner.
+# The Chainlit UI (port 3002) in its own pinned venv; the shared client package (ui/client) and
+# service-kit (its JSON log lines) are put on its PYTHONPATH by the stack runner.
 CHAINLIT := $(TOOLS)/chainlit/.installed
 $(CHAINLIT): ui/chainlit/requirements.txt | $(UV)
-	@$(INSTALL) pip $(TOOLS)/chainlit -r ui/chainlit/requirements.txt
+	@$(INSTALL) uv-pip --uv $(UV) $(TOOLS)/chainlit ui/chainlit/requirements.txt
 	touch $@
 
-# Open WebUI (port 3003) in its own pinned venv (torch's CPU wheel first: ≈ 2.9 GB, ≈ 5 min),
-# with the shared client package the LGOS pipe imports (re-installed when it changes).
+# Open WebUI (port 3003) in its own pinned venv (torch's CPU wheel first, by pip; ≈ 2.9 GB, ≈ 2 min),
+# with the shared client package the LGOS pipe imports and service-kit for its JSON log lines
+# (both without dependencies: Open WebUI's pins stay; re-installed when they change).
 OPEN_WEBUI := $(TOOLS)/open-webui/.installed
 LGOS_UI_SOURCES := ui/client/pyproject.toml $(wildcard ui/client/src/lgos_ui/*.py ui/client/src/lgos_ui/*/*.py)
-$(OPEN_WEBUI): ui/open-webui/requirements.txt $(LGOS_UI_SOURCES) | $(UV)
-	@$(INSTALL) pip $(TOOLS)/open-webui -r ui/open-webui/requirements.txt
+SERVICE_KIT_SOURCES := services/service-kit/pyproject.toml $(wildcard services/service-kit/src/service_kit/*.py)
+$(OPEN_WEBUI): ui/open-webui/requirements.txt $(LGOS_UI_SOURCES) $(SERVICE_KIT_SOURCES) | $(UV)
+	@$(INSTALL) uv-pip --uv $(UV) --pip-first torch $(TOOLS)/open-webui ui/open-webui/requirements.txt
 	@$(INSTALL) pip --name lgos-ui $(TOOLS)/open-webui --no-deps ./ui/client
+	@$(INSTALL) pip --name service-kit $(TOOLS)/open-webui --no-deps ./services/service-kit
 	touch $@
 
 SERVERS := $(SEARXNG) $(POSTGRES) $(REDIS) $(PROMETHEUS) $(EMBEDDINGS) $(LITELLM) $(DBHUB) \
@@ -118,10 +123,24 @@ new: $(SYNCED)  ## generate a project serving one graph of your own (NAME=..., D
 	@test -n "$(NAME)" || { echo "make new: name the project, e.g. make new NAME=my-graph" >&2; exit 2; }
 	$(RUN) lgos new "$(NAME)" --dir "$(or $(DIR),../$(NAME))"
 
-dev: $(SYNCED) $(SERVERS)  ## run the whole stack in the foreground; Ctrl-C stops it
+# The installs are mostly downloads and disk writes, so a second make runs them side by side
+# (the apt-get steps take turns by themselves); each step's output stays whole.
+INSTALL_JOBS ?= 4
+INSTALL_SIDE_BY_SIDE := $(MAKE) --no-print-directory --jobs=$(INSTALL_JOBS) --output-sync=target
+
+stack-installs:
+	@$(INSTALL_SIDE_BY_SIDE) $(SYNCED) $(SERVERS)
+
+# Before the tiers: every install, and the checks that need only the workspace (ruff, mypy,
+# the docs build) beside the installs still under way.
+test-prerequisites:
+	@$(INSTALL_SIDE_BY_SIDE) $(SYNCED) $(MERMAID) $(SERVERS) $(PHOENIX) chromium \
+		lint typecheck docs-build
+
+dev: stack-installs  ## run the whole stack in the foreground; Ctrl-C stops it
 	$(RUN) python scripts/devstack.py up
 
-dev-up: $(SYNCED) $(SERVERS)  ## start the stack in the background, return once healthy
+dev-up: stack-installs  ## start the stack in the background, return once healthy
 	$(RUN) python scripts/devstack.py up --detach
 
 dev-down: $(SYNCED)  ## stop a background stack
@@ -141,8 +160,11 @@ lint: $(SYNCED)
 typecheck: $(SYNCED)
 	$(RUN) mypy
 
-test: lint typecheck docs-build $(SERVERS) $(PHOENIX) chromium  ## every tier: unit, contract, integration, e2e
-	$(RUN) pytest tests -p no:cacheprovider
+# Test modules run on TEST_JOBS processes (pytest-xdist), a module's tests together on one, so
+# its private stack, browser and login are made once. Most of a stack's time is spent waiting.
+TEST_JOBS ?= 2
+test: test-prerequisites  ## every tier: unit, contract, integration, e2e
+	$(RUN) pytest tests -p no:cacheprovider --numprocesses=$(TEST_JOBS) --dist=loadfile
 
 test-unit: $(SYNCED)
 	$(RUN) pytest tests/unit
@@ -178,6 +200,12 @@ bench-load: $(SYNCED) $(SEARXNG) $(POSTGRES) $(REDIS) $(LITELLM)  ## concurrent 
 bench-gateway: $(SYNCED) $(LITELLM)  ## the LiteLLM hop: LGOS direct vs through the gateway
 	$(RUN) python -m scripts.bench_gateway
 
+bench-startup: stack-installs  ## how long make dev-up takes warm; COLD=1 installs anew first
+	$(RUN) python -m scripts.bench_startup $(if $(COLD),--cold)
+
+bench-observability: $(SYNCED) $(PHOENIX)  ## metrics and tracing (to Phoenix, or a dead exporter) vs off
+	nice $(RUN) python -m scripts.bench_observability
+
 # The documentation site (mkdocs.yml, docs/): served locally, built strictly by `make test`.
 DOCS_ADDR ?= 127.0.0.1:8000
 # Mermaid for the diagrams, served with the site so they render with no internet (Material loads
@@ -209,7 +237,7 @@ env-docs: $(SYNCED)  ## regenerate docs/reference/environment.md from settings c
 docker-up: $(SYNCED)  ## install and start the local Docker engine, build its base images
 	$(RUN) python scripts/containers.py up
 
-docker-images: $(SYNCED)  ## build compose.yaml's Python-based images on the local base
+docker-images: $(SYNCED)  ## build compose.yaml's images and local stand-ins for its public ones
 	$(RUN) python scripts/containers.py images
 
 docker-down: $(SYNCED)  ## stop the local Docker engine
@@ -218,6 +246,11 @@ docker-down: $(SYNCED)  ## stop the local Docker engine
 # Part of `make test` too: it starts the engine when none runs and stops what it started.
 test-containers: $(SYNCED)  ## the first-party images built and run as hardened containers
 	$(RUN) pytest tests/e2e/test_containers.py
+
+# Not part of `make test`: the whole stack (docker-compose with compose.local.yaml, LiteLLM
+# profile) on the project's own ports 3000-3009, which must be free; many minutes on 2 cores.
+test-compose-stack: $(SYNCED) chromium  ## the whole compose stack from local bases, its journeys
+	$(RUN) pytest tests/e2e/test_compose_stack.py --compose-stack -p no:cacheprovider
 
 clean:
 	test ! -x .venv/bin/python || .venv/bin/python scripts/containers.py down

@@ -12,6 +12,8 @@ Standard library only: it runs before any virtual environment exists (it creates
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import os
 import re
 import shlex
@@ -20,7 +22,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,6 +94,42 @@ def run_logged(command: Sequence[str], log: Path, cwd: Path | None = None) -> in
             ) from None
 
 
+APT_LOCK = Path(tempfile.gettempdir()) / "lgos-apt-get.lock"
+"""One apt-get at a time on this machine: make runs install steps side by side, and dpkg's own
+lock makes a second apt-get fail instead of waiting."""
+
+
+@contextlib.contextmanager
+def apt_turn() -> Iterator[None]:
+    # Read-only: any user can open it (a lock need not be writable); the user without root
+    # still reaches apt-get and its own message.
+    lock = os.open(APT_LOCK, os.O_RDONLY | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(lock)
+
+
+def pinned(requirements: Path, names: Sequence[str]) -> list[str]:
+    """The requirement lines of ``requirements`` that pin one of ``names`` (``name==version``);
+    a name without such a line is an error, so a pin cannot silently go unused."""
+    lines = [line.split("#")[0].strip() for line in requirements.read_text().splitlines()]
+    found = []
+    for name in names:
+        pins = [line for line in lines if re.fullmatch(rf"{re.escape(name)}==\S+", line, re.I)]
+        if len(pins) != 1:
+            raise SystemExit(f"{requirements} pins {name} {len(pins)} times (one `{name}==` line)")
+        found.append(pins[0])
+    return found
+
+
+def venv_commands(venv: Path) -> tuple[list[list[str]], str]:
+    """The command creating ``venv`` when it has no pip (a half-made one too), and its Python."""
+    create = [sys.executable, "-m", "venv", str(venv)]
+    return ([] if (venv / "bin" / "pip").exists() else [create]), str(venv / "bin" / "python")
+
+
 @dataclass(frozen=True)
 class Installer:
     logs: Path
@@ -130,12 +168,31 @@ class Installer:
 
     def pip(self, venv: Path, requirements: Sequence[str], name: str | None = None) -> None:
         """``pip install`` into ``venv``, created first when it has no pip (a half-made one too)."""
-        create = [sys.executable, "-m", "venv", str(venv)]
-        commands = [] if (venv / "bin" / "pip").exists() else [create]
-        python = str(venv / "bin" / "python")
+        commands, python = venv_commands(venv)
         commands.append(
             [python, "-m", "pip", "install", "--disable-pip-version-check", *requirements]
         )
+        self.step(name or venv.name, venv, commands)
+
+    def uv_pip(
+        self,
+        venv: Path,
+        requirements: Path,
+        uv: Path,
+        pip_first: Sequence[str] = (),
+        name: str | None = None,
+    ) -> None:
+        """``uv pip install -r requirements`` into ``venv`` (created first as :meth:`pip` does):
+        minutes faster than pip for a large pinned set, downloads side by side. The packages
+        named in ``pip_first`` are installed by pip before, at their pinned versions: pip reads
+        the machine's configuration (here, a local CPU wheel of torch), which uv ignores; uv
+        then keeps what satisfies the pins."""
+        commands, python = venv_commands(venv)
+        first = pinned(requirements, pip_first)
+        if first:
+            commands.append([python, "-m", "pip", "install", "--disable-pip-version-check", *first])
+        install = [str(uv), "pip", "install", "--python", python, "--compile-bytecode"]
+        commands.append([*install, "-r", str(requirements)])
         self.step(name or venv.name, venv, commands)
 
     def apt(self, package: str, command: str, recommends: bool = True) -> None:
@@ -143,6 +200,11 @@ class Installer:
         package's recommendations when ``recommends`` is off."""
         if shutil.which(command):
             return
+        with apt_turn():
+            if not shutil.which(command):  # another step may have installed it meanwhile
+                self._apt(package, recommends)
+
+    def _apt(self, package: str, recommends: bool) -> None:
         log = self.log(package)
         print(f"installing {package} with apt-get (log: {shown(log)})", flush=True)
         log.unlink(missing_ok=True)
@@ -201,6 +263,16 @@ def main() -> None:
     pip.add_argument("--name", help="the step's name in messages and its log (default: VENV's)")
     pip.add_argument("venv", type=Path)
     pip.add_argument("args", nargs=argparse.REMAINDER)
+    uv_pip = commands.add_parser(
+        "uv-pip", help="uv pip install -r REQUIREMENTS into VENV (created when missing)"
+    )
+    uv_pip.add_argument("--name", help="the step's name in messages and its log (default: VENV's)")
+    uv_pip.add_argument("--uv", type=Path, required=True, help="the uv binary")
+    uv_pip.add_argument(
+        "--pip-first", action="append", default=[], help="a package pip installs first, pinned"
+    )
+    uv_pip.add_argument("venv", type=Path)
+    uv_pip.add_argument("requirements", type=Path)
     run = commands.add_parser("run", help="run one install command: NAME INTO -- COMMAND...")
     run.add_argument("--cwd", type=Path)
     run.add_argument("name")
@@ -217,6 +289,8 @@ def main() -> None:
             installer.apt(args.package, args.program or args.package, not args.no_recommends)
         elif args.command == "pip":
             installer.pip(args.venv, args.args, args.name)
+        elif args.command == "uv-pip":
+            installer.uv_pip(args.venv, args.requirements, args.uv, args.pip_first, args.name)
         elif args.command == "run":
             command = args.args[1:] if args.args[:1] == ["--"] else args.args
             installer.step(args.name, args.into, [command], args.cwd)

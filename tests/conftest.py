@@ -44,6 +44,24 @@ def exit_stuck() -> None:
     os._exit(1)
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--compose-stack",
+        action="store_true",
+        help="also run the tests marked compose_stack (make test-compose-stack)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The whole compose stack takes many minutes and the machine's project ports: its own target.
+    if config.getoption("--compose-stack"):
+        return
+    skip = pytest.mark.skip(reason="the whole compose stack runs with make test-compose-stack")
+    for item in items:
+        if item.get_closest_marker("compose_stack"):
+            item.add_marker(skip)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     # Graphs under test talk to offline-model only: a developer's real key must not reach them,
     # in this process or in any server process it starts (they inherit this environment).

@@ -19,7 +19,7 @@ from tests.support.clients import sdk_client
 from tests.support.files import files_client, scratch_database
 from tests.support.interrupts import resume_of
 from tests.support.lgos_processes import api_process
-from tests.support.rolling import Client, Rotation, Tally, keep_calling
+from tests.support.rolling import Client, Rotation, Tally, answered, keep_calling
 from tests.support.servers import Server, free_port, serve
 from tests.support.shared_state import shared_env
 
@@ -33,12 +33,12 @@ async def rolling_rotation(
 ) -> Tally:
     """Add the new key on each instance in turn, move the clients, then drop the old key on
     each instance in turn, while ``call`` keeps going through the instances in service."""
-    stop = asyncio.Event()
-    calling = asyncio.create_task(keep_calling(rotation, client, call, stop))
-    await asyncio.sleep(0.5)
+    stop, seen = asyncio.Event(), Tally()
+    calling = asyncio.create_task(keep_calling(rotation, client, call, stop, tally=seen))
+    await answered(seen, client.key, 10)
     await asyncio.to_thread(rotation.restart_each, both)
     client.key = new_key
-    await asyncio.sleep(0.5)
+    await answered(seen, new_key, 10)
     await asyncio.to_thread(rotation.restart_each, only_new)
     await asyncio.sleep(0.5)
     stop.set()

@@ -60,6 +60,8 @@ class FaultProxy:
         self._call(self._stop()).result(timeout=10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)
+        if not self._thread.is_alive():
+            self._loop.close()
 
     def __enter__(self) -> FaultProxy:
         return self.start()
@@ -95,6 +97,12 @@ class FaultProxy:
         if self._server is not None:
             self._server.close()
         await self._cut()
+        # Finish every connection task here: a pending task left on a stopped loop is destroyed
+        # later by the garbage collector, which logs from inside whatever code runs then.
+        tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _cut(self) -> int:
         cut = self._open

@@ -39,11 +39,11 @@ def run_litellm_sync(
 
 @contextmanager
 def serve_litellm(
-    config: Path, state: Path, env: Mapping[str, str], name: str = "litellm"
+    config: Path, state: Path, env: Mapping[str, str], name: str = "litellm", timeout: float = 90.0
 ) -> Iterator[Server]:
     """The pinned LiteLLM proxy (.tools/litellm) under ``lgos-litellm-serve`` on a free port."""
     with stack_serve_litellm(
-        config, state, {"OPENAI_GATEWAY_API_KEY": GATEWAY_KEY, **env}, name
+        config, state, {"OPENAI_GATEWAY_API_KEY": GATEWAY_KEY, **env}, name, timeout=timeout
     ) as server:
         yield server
 

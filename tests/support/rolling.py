@@ -96,10 +96,12 @@ async def keep_calling(
     *,
     concurrency: int = 3,
     pause: float = 0.02,
+    tally: Tally | None = None,
 ) -> Tally:
     """``concurrency`` clients calling ``call`` through ``rotation``, ``pause`` seconds apart,
-    until ``stop`` (the pause leaves the restarting instances the CPU they start with)."""
-    tally = Tally()
+    until ``stop`` (the pause leaves the restarting instances the CPU they start with); counted
+    into ``tally`` when given, so the caller can watch it while they call."""
+    tally = Tally() if tally is None else tally
 
     async def one_client(sdk: AsyncOpenAI) -> None:
         while not stop.is_set():
@@ -116,3 +118,13 @@ async def keep_calling(
     async with sdk_client("http://127.0.0.1:9/v1") as sdk:
         await asyncio.gather(*(one_client(sdk) for _ in range(concurrency)))
     return tally
+
+
+async def answered(tally: Tally, key: str, more_than: int, timeout: float = 60.0) -> None:
+    """Wait until more than ``more_than`` calls with ``key`` succeeded: a loaded machine answers
+    fewer calls per second, so a test waits for answers rather than for a fixed time."""
+    deadline = time.monotonic() + timeout
+    while tally.ok.get(key, 0) <= more_than:
+        assert not tally.failures, tally.failures
+        assert time.monotonic() < deadline, f"{key[-6:]}: only {tally.ok} within {timeout}s"
+        await asyncio.sleep(0.05)

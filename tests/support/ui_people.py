@@ -21,6 +21,12 @@ WEBUI_EMAIL, WEBUI_PASSWORD = "admin@lgos.local", "lgos-local-dev"
 """The native stack's local Open WebUI admin."""
 SOCKET_SETTLE_MS = 1500
 """Chainlit's socket connects a moment after #chat-input shows."""
+ATTACHED = """name => [...document.querySelectorAll('body *')].some(
+    e => e.childElementCount === 0 && e.textContent.trim() === name && e.offsetParent !== null
+        && !e.closest('[data-sonner-toast]'))"""
+"""A visible element showing exactly the file's name, outside a toast: its chip in the composer."""
+UPLOAD_ATTEMPTS, UPLOAD_SETTLE_MS = 3, 1000
+"""How often a person tries an upload Chainlit refused, and how long a failed one keeps its chip."""
 COLLAPSE_MS = 500
 """A Chainlit step opens or closes with an animation; closed, its content is removed."""
 WORKING, WORKED = "Working…", "How I got there"
@@ -69,9 +75,22 @@ class ChainlitUser(Person):
         self.page.keyboard.press("Enter")
 
     def attach(self, path: Path) -> None:
-        self.page.set_input_files("#upload-button-input", str(path))
-        self.expect_text(path.name)
-        self.shot("file attached")
+        """Attach, and attach again when the upload failed, as a person would: in a chat just
+        opened, Chainlit can refuse the upload ("... failed" in a toast, no file in the
+        composer) while its new session is still connecting."""
+        for attempt in range(1, UPLOAD_ATTEMPTS + 1):
+            self.page.set_input_files("#upload-button-input", str(path))
+            try:
+                self.page.wait_for_function(ATTACHED, arg=path.name, timeout=15_000)
+                self.page.wait_for_timeout(UPLOAD_SETTLE_MS)  # a failed upload drops its chip
+                if self.page.evaluate(ATTACHED, path.name):
+                    self.shot("file attached")
+                    return
+            except Exception:
+                pass
+            self.shot(f"upload failed, attempt {attempt}")
+            self.page.wait_for_timeout(SOCKET_SETTLE_MS)
+        self.fail(f"{path.name} attached in the composer")
 
     def choose(self, choice: str) -> None:
         self.click_button(choice.capitalize())

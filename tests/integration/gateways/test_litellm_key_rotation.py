@@ -17,7 +17,7 @@ from openai import AsyncOpenAI
 
 from tests.support.clients import sdk_client
 from tests.support.gateways import serve_litellm
-from tests.support.rolling import Client, Rotation, keep_calling
+from tests.support.rolling import Client, Rotation, Tally, answered, keep_calling
 from tests.support.servers import Server
 
 OLD, NEW = "sk-gateway-old-key", "sk-gateway-new-key"
@@ -67,13 +67,13 @@ async def test_gateway_key_rotates_without_a_restart_or_a_failed_call(
     rotation = Rotation(gateway, OLD, size=1)
     proxy = (tmp_path / "litellm.pid.child").read_text()
     try:
-        client, stop = Client(OLD), asyncio.Event()
-        calling = asyncio.create_task(keep_calling(rotation, client, call, stop))
-        await asyncio.sleep(1.5)
+        client, stop, seen = Client(OLD), asyncio.Event(), Tally()
+        calling = asyncio.create_task(keep_calling(rotation, client, call, stop, tally=seen))
+        await answered(seen, OLD, 5)
         replace(keys, OLD, NEW)
         await asyncio.sleep(0.5)
         client.key = NEW
-        await asyncio.sleep(1.0)
+        await answered(seen, NEW, 5)
         replace(keys, NEW)
         await asyncio.sleep(1.0)
         stop.set()
