@@ -1,4 +1,5 @@
-"""Static checks of the containers' hardening rules (compose cannot run here: no Docker engine).
+"""Static checks of the containers' hardening rules, for every service (the container tier checks
+the running containers with ``docker inspect``).
 
 Every service drops all capabilities, cannot gain privileges, runs with a read-only root
 filesystem as a non-root user, and has memory and CPU limits; each exception is listed here
@@ -7,6 +8,7 @@ with its reason (and in compose.yaml beside the service).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +97,35 @@ def test_memory_and_cpu_limits(name: str) -> None:
     assert 0 < float(service["cpus"]) <= 2
     if name in MEASURED_MB:
         assert limit >= 2 * MEASURED_MB[name], f"{name}: limit too close to its measured RSS"
+
+
+TMPFS_MEASURED_MB = {
+    # What a service writes into a tmpfs, measured in its container: (service, mount) -> MB.
+    ("mcp-db", "/home/node"): 194,  # npx's copy of dbhub and its dependencies
+}
+
+
+@pytest.mark.parametrize(("name", "mount"), sorted(TMPFS_MEASURED_MB))
+def test_a_tmpfs_holds_what_is_written_into_it(name: str, mount: str) -> None:
+    """tmpfs pages count against the container's memory limit: the mount is larger than what is
+    written there, and the limit holds both it and the process."""
+    service = services()[name]
+    sizes = {
+        str(entry).split(":")[0]: re.search(r"size=(\d+[mg])", str(entry))
+        for entry in service["tmpfs"]
+    }
+    size = sizes[mount]
+    assert size is not None, f"{name}: {mount} has no size"
+    measured = TMPFS_MEASURED_MB[(name, mount)]
+    assert megabytes(size.group(1)) >= 1.25 * measured, f"{name}: {mount} is too small"
+    assert megabytes(str(service["mem_limit"])) >= megabytes(size.group(1)) + 256
+
+
+def test_npx_can_run_what_it_fetches_into_its_tmpfs() -> None:
+    # Docker mounts a tmpfs noexec unless told: dbhub, fetched into npx's cache under
+    # /home/node, then fails to start with "Permission denied" (seen in a compose run).
+    [home] = [str(e) for e in services()["mcp-db"]["tmpfs"] if str(e).startswith("/home/node:")]
+    assert "exec" in home.split(":", 1)[1].split(",")
 
 
 def test_uploads_spool_to_a_volume_not_to_memory() -> None:

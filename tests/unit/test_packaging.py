@@ -208,7 +208,9 @@ def test_open_webui_image_matches_the_native_pin_and_carries_the_pipe() -> None:
     text = OPEN_WEBUI_DOCKERFILE.read_text()
     for source in re.findall(r"^COPY (\S+) ", text, flags=re.MULTILINE):
         assert (ROOT / source).exists(), source
-    assert f"FROM ghcr.io/open-webui/open-webui:v{version}\n" in text
+    # The official image by default; a local stand-in of the same version as a build argument.
+    assert f"ARG OPEN_WEBUI_IMAGE=ghcr.io/open-webui/open-webui:v{version}\n" in text
+    assert re.findall(r"^FROM (\S+)", text, flags=re.MULTILINE) == ["${OPEN_WEBUI_IMAGE}"]
     assert "pip install --no-cache-dir --no-deps /opt/lgos/client" in text
     assert 'CMD ["bash", "start.sh"]' in text  # the official image's entry point
     services = compose()["services"]
@@ -406,7 +408,7 @@ def test_lgos_and_its_worker_serve_the_registry_setting() -> None:
     assert env["LGOS_APP_DIR"] == "${LGOS_APP_DIR:+/srv/lgos-app}"
     for service in (lgos, worker):
         assert "${LGOS_APP_DIR:-./graphs}:/srv/lgos-app:ro" in service["volumes"]
-    assert worker["command"] == ["lgos", "worker", "--port", "3011"]
+    assert worker["command"] == ["lgos", "worker", "--host", "0.0.0.0", "--port", "3011"]
     cmd = re.search(r"^CMD (.+)$", stages()["lgos"], flags=re.MULTILINE)
     assert cmd is not None
     assert json.loads(cmd.group(1)) == ["lgos", "serve", "--host", "0.0.0.0", "--port", "3004"]

@@ -41,10 +41,15 @@ def load_config(path: Path, base: Path, *, reseed: bool = False) -> dict[str, An
 
 
 def write_atomically(path: Path, config: dict[str, Any]) -> None:
-    """Readers (a restarting proxy) see the old file or the new one, never half of one."""
+    """Readers (a restarting proxy) see the old file or the new one, never half of one.
+
+    Readable by all: under compose the proxy reading it is not the job writing it (root without
+    CAP_DAC_OVERRIDE cannot read another user's 0600 file). It names its secrets only as
+    ``os.environ/...`` references."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as out:
         yaml.safe_dump(config, out, sort_keys=False)
+    os.chmod(out.name, 0o644)
     os.replace(out.name, path)
 
 

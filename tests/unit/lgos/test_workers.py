@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import lgos.cli
 import pytest
 from lgos.cli import main
 from lgos.settings import LGOSSettings
@@ -92,3 +93,21 @@ def test_the_server_processes_get_what_the_command_line_said(tmp_path: Path) -> 
         "LGOS_WORKERS": "3",
         "LGOS_APP_DIR": str(tmp_path.resolve()),
     }
+
+
+def test_the_background_worker_binds_its_health_port_where_told(
+    clean_env: pytest.MonkeyPatch,
+) -> None:
+    # compose's Prometheus scrapes the worker from another container: --host 0.0.0.0 there.
+    seen: list[tuple[str, int | None]] = []
+
+    async def fake_run_worker(registry: object, settings: LGOSSettings, port: int | None) -> None:
+        seen.append((settings.host, port))
+
+    clean_env.setattr(lgos.cli, "run_worker", fake_run_worker)
+    clean_env.setattr(lgos.cli, "registry_or_exit", lambda settings: object())
+    clean_env.setenv("LGOS_POSTGRES_URI", "postgresql://x")
+    clean_env.setenv("LGOS_REDIS_URL", "redis://x")
+    main(["worker", "--host", "0.0.0.0", "--port", "3011"])
+    main(["worker", "--port", "3011"])
+    assert seen == [("0.0.0.0", 3011), ("127.0.0.1", 3011)]

@@ -20,6 +20,7 @@ from typing import Any, NoReturn, TypeVar
 
 from pydantic import ValidationError
 from service_kit import metrics
+from service_kit.langfuse import LangfuseSettingsError
 from service_kit.logs import configure_logging
 from service_kit.reload import supervise, without_reload
 from service_kit.serve import add_bind_options, add_reload_option, bind_overrides, serve
@@ -93,6 +94,7 @@ async def sweep_once(settings: LGOSSettings, ttl: timedelta) -> list[str]:
 async def run_worker(
     registry: GraphRegistry, settings: LGOSSettings, health_port: int | None
 ) -> None:
+    metrics.set_enabled(settings.metrics_enabled)
     state = AppState(registry=registry, runners=build_runners(registry), settings=settings)
     await state.open()
     tune_collector(settings.gc_thresholds)
@@ -119,6 +121,15 @@ def _problem(location: tuple[int | str, ...], message: str) -> str:
     if not location or message.startswith("LGOS_"):
         return message
     return f"LGOS_{str(location[0]).upper()}: {message}"
+
+
+def tracing_or_exit(service: str) -> None:
+    """Traces exported as the environment says (OTLP, Langfuse); invalid ``LANGFUSE_*`` stop
+    the command before it serves anything."""
+    try:
+        configure_tracing(service, langfuse=True)
+    except LangfuseSettingsError as error:
+        raise SystemExit(f"lgos: invalid settings: {error}") from None
 
 
 def workers_or_exit(check: Callable[[], None]) -> None:
@@ -202,7 +213,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         "worker", help="run background jobs from the queue (LGOS_BACKGROUND=distributed)"
     )
     add_target_options(worker)
-    worker.add_argument("--port", type=int, help="serve GET /health on this port")
+    worker.add_argument(
+        "--host", help="bind address of the health and metrics port (LGOS_HOST, default 127.0.0.1)"
+    )
+    worker.add_argument("--port", type=int, help="serve GET /health and GET /metrics on this port")
     worker.add_argument(
         "--concurrency", type=int, help="jobs run at once (LGOS_WORKER_CONCURRENCY, default 8)"
     )
@@ -214,11 +228,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         new_project(args)
         return
     if args.command == "worker":
-        extra = {"worker_concurrency": args.concurrency} if args.concurrency else {}
+        extra: dict[str, Any] = {"worker_concurrency": args.concurrency} if args.concurrency else {}
+        if args.host is not None:
+            extra["host"] = args.host
         extra.update(target_overrides(commands.choices[args.command], args))
         settings = settings_from_env(background="distributed", **extra)
         configure_logging(settings.log_level)
-        configure_tracing("lgos-worker")
+        tracing_or_exit("lgos-worker")
         if settings.reload:
             reload_or_exit(settings, argv, grace=settings.worker_shutdown_grace + 10)
         asyncio.run(run_worker(registry_or_exit(settings), settings, args.port))
@@ -237,7 +253,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     settings = settings_from_env(**bind_overrides(args), **overrides)
     configure_logging(settings.log_level)
     workers_or_exit(functools.partial(check_reload, settings))
-    configure_tracing("lgos")
+    tracing_or_exit("lgos")
     if settings.reload:
         reload_or_exit(settings, argv, grace=GRACEFUL_SHUTDOWN + 5)
     registry = registry_or_exit(settings)

@@ -5,7 +5,8 @@ machine's apt already uses, read from its apt sources at run time, and imported;
 certificate authorities go into its trust store, so pip, uv and apt inside reach what the host
 reaches. ``lgos-local/python:3.11`` adds Debian bookworm's Python (3.11) and pip on top: the
 Dockerfiles take it as their ``PYTHON_IMAGE`` build argument. Stand-ins for third-party images
-(``STANDINS``) are built on it from the same pinned versions. Each image is built once and kept.
+(``STANDINS``) are built on these bases from the same pinned versions, out of Debian and PyPI.
+Each image is built once and kept.
 """
 
 from __future__ import annotations
@@ -15,16 +16,54 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
-from lgos_stack.containers.engine import DOCKER_CLI, Engine, EngineError, Say, docker
+from lgos_stack.containers.engine import DOCKER_CLI, SYSTEM_PATH, Engine, EngineError, Say, docker
 from lgos_stack.paths import ROOT
 
 DEBIAN_IMAGE = "lgos-local/debian:bookworm"
 PYTHON_IMAGE = "lgos-local/python:3.11"
-STANDINS = {"postgres": "lgos-local/pgvector:pg18"}
-"""compose.yaml's third-party services with a local stand-in: the image each is built as (from
-``scripts/dev-stack/images/<service>``, on the local Python base)."""
+
+
+@dataclass(frozen=True)
+class Standin:
+    """A local image standing in for a public one, built from ``scripts/dev-stack/images/<folder>``.
+
+    ``repository``: the build context is the repository root (the Dockerfile copies pinned
+    requirements from it). ``requirements``: a requirements file copied into the context as
+    ``requirements.txt``; ``host_wheels`` names the packages in it that the host's pip downloads
+    into the context's ``wheels/`` first (its configuration may know a build PyPI lacks, such as
+    torch for CPU only).
+    """
+
+    tag: str
+    folder: str
+    repository: bool = False
+    requirements: str | None = None
+    host_wheels: tuple[str, ...] = ()
+
+
+STANDINS = {
+    "postgres": Standin("lgos-local/pgvector:pg18", "postgres"),
+    "redis": Standin("lgos-local/redis:7.4-alpine", "redis"),
+    "litellm": Standin("lgos-local/litellm:main-v1.108.7", "litellm", repository=True),
+    "mcp-db": Standin("lgos-local/node:20.20-alpine", "node"),
+    "open-webui": Standin(
+        "lgos-local/open-webui:v0.12.4",
+        "open-webui",
+        requirements="ui/open-webui/requirements.txt",
+        host_wheels=("torch",),
+    ),
+    "phoenix": Standin(
+        "lgos-local/phoenix:version-20.26.1",
+        "phoenix",
+        requirements="services/phoenix/requirements.txt",
+    ),
+    "prometheus": Standin("lgos-local/prometheus:v2.42.0", "prometheus"),
+}
+"""compose.yaml's third-party images with a local stand-in, by the service that runs them (for
+Open WebUI, the base its Dockerfile starts from); each keeps the public tag's version in its own."""
 SUITE = "bookworm"
 """Debian 12, whose python3 is 3.11 (the Python the public base images carry)."""
 IMAGES_DIR = ROOT / "scripts" / "dev-stack" / "images"
@@ -141,11 +180,53 @@ def python_base(engine: Engine, say: Say) -> None:
 
 def standin(engine: Engine, say: Say, service: str) -> str:
     """The local stand-in for ``service``'s public image, built once; its tag."""
-    tag = STANDINS[service]
-    if not image_exists(engine, tag):
-        say(f"building {tag}")
-        build(engine, IMAGES_DIR / service, tag, {"PYTHON_IMAGE": PYTHON_IMAGE})
-    return tag
+    spec = STANDINS[service]
+    if image_exists(engine, spec.tag):
+        return spec.tag
+    say(f"building {spec.tag}")
+    args = {"DEBIAN_IMAGE": DEBIAN_IMAGE, "PYTHON_IMAGE": PYTHON_IMAGE}
+    folder = IMAGES_DIR / spec.folder
+    if spec.repository:
+        build(engine, ROOT, spec.tag, args, dockerfile=folder / "Dockerfile")
+    elif spec.requirements is None:
+        build(engine, folder, spec.tag, args)
+    else:
+        scratch = Path(tempfile.mkdtemp(prefix="context-", dir=engine.root))
+        try:
+            context = scratch / spec.folder
+            shutil.copytree(folder, context)
+            shutil.copy2(ROOT / spec.requirements, context / "requirements.txt")
+            host_wheels(context / "requirements.txt", spec.host_wheels, context / "wheels", say)
+            build(engine, context, spec.tag, args)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return spec.tag
+
+
+def pins(requirements: Path, names: tuple[str, ...]) -> list[str]:
+    """The lines of ``requirements`` that pin one of ``names``."""
+    return [
+        line.strip()
+        for line in requirements.read_text().splitlines()
+        if re.split(r"[=<>\[ ]", line.strip(), maxsplit=1)[0].lower() in names
+    ]
+
+
+def host_wheels(requirements: Path, names: tuple[str, ...], target: Path, say: Say) -> None:
+    """The pinned ``names`` from ``requirements``, downloaded by the host's pip with its own
+    configuration; ``target`` exists afterwards even when none could be downloaded."""
+    target.mkdir(parents=True, exist_ok=True)
+    wanted = pins(requirements, names)
+    pip = shutil.which("pip3", path=SYSTEM_PATH)
+    if not wanted or pip is None:
+        return
+    say(f"downloading {', '.join(wanted)} with the host's pip")
+    download = [pip, "download", "--no-deps", "--only-binary=:all:", "--dest", str(target)]
+    result = subprocess.run(
+        ["nice", "-n", "10", *download, *wanted], capture_output=True, text=True
+    )
+    if result.returncode != 0:
+        say(f"the host's pip could not download {', '.join(wanted)}: the image's pip will")
 
 
 def build(

@@ -2,7 +2,8 @@
 
 up       install docker.io, docker-compose and debootstrap when missing (apt, as root), start
          dockerd under .dev/docker/, build the local base images (once; kept after)
-images   build the Python-based images compose.yaml names, against the local Python base
+images   build the images compose.yaml builds, against the local Python base, and the local
+         stand-ins for its public images (Redis, PostgreSQL, LiteLLM, Node.js, Open WebUI)
 down     stop this checkout's dockerd (its containers stop with it)
 status   whether the engine runs, and which local images exist
 env      the line that points a shell's docker and docker-compose at the engine:
@@ -57,6 +58,7 @@ def main(argv: list[str] | None = None) -> None:
             images.build_all(local, say)
             for service in bases.STANDINS:
                 bases.standin(local, say, service)
+            images.build_all(local, say, tuple(images.ON_STANDIN))
         elif args.command == "down":
             if not engine.stop(local, say):
                 say("dockerd was not running")

@@ -13,13 +13,16 @@ from typing import Any
 
 import yaml
 
-from lgos_stack.containers.bases import PYTHON_IMAGE, build
+from lgos_stack.containers.bases import PYTHON_IMAGE, STANDINS, build
 from lgos_stack.containers.engine import Engine, Say
 from lgos_stack.paths import ROOT
 
 COMPOSE = ROOT / "compose.yaml"
 PYTHON_BASED = ("lgos", "offline-model", "files", "gateway-jobs-image", "searxng", "chainlit")
 """The services whose image builds FROM the Python base (Open WebUI's starts from its own)."""
+ON_STANDIN = {"open-webui": ("OPEN_WEBUI_IMAGE", "open-webui")}
+"""The services whose image builds FROM a third-party image: the build argument naming it and the
+local stand-in (``bases.STANDINS``) it takes here."""
 
 
 def services() -> dict[str, dict[str, Any]]:
@@ -42,11 +45,15 @@ class Image:
         return cls(service, built["dockerfile"], built.get("target"), spec["image"])
 
     def build(self, engine: Engine, python_image: str = PYTHON_IMAGE) -> None:
+        args = {"PYTHON_IMAGE": python_image}
+        if self.service in ON_STANDIN:
+            arg, standin = ON_STANDIN[self.service]
+            args = {arg: STANDINS[standin].tag}
         build(
             engine,
             ROOT,
             self.tag,
-            {"PYTHON_IMAGE": python_image},
+            args,
             dockerfile=ROOT / self.dockerfile,
             target=self.target,
         )
