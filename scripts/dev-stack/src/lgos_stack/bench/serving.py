@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from lgos_stack.bench.graphs import REGISTRY
 from lgos_stack.bench.stats import percentile_ms
@@ -26,6 +27,9 @@ class Sample:
     latency: float
     ttfd: float | None = None
     deltas: int = 0
+    failed: bool = False
+    """An error status, a broken connection or an incomplete answer: not counted in the rates or
+    percentiles, only in ``Cell.failures``."""
 
 
 @dataclass
@@ -34,18 +38,26 @@ class Cell:
     elapsed: float = 0.0
 
     @property
+    def answered(self) -> list[Sample]:
+        return [s for s in self.samples if not s.failed]
+
+    @property
+    def failures(self) -> int:
+        return sum(s.failed for s in self.samples)
+
+    @property
     def rps(self) -> float:
-        return len(self.samples) / self.elapsed
+        return len(self.answered) / self.elapsed
 
     @property
     def deltas_per_s(self) -> float:
-        return sum(s.deltas for s in self.samples) / self.elapsed
+        return sum(s.deltas for s in self.answered) / self.elapsed
 
     def latency(self, q: float) -> float:
-        return percentile_ms([s.latency for s in self.samples], q)
+        return percentile_ms([s.latency for s in self.answered], q)
 
     def ttfd(self, q: float) -> float:
-        return percentile_ms([s.ttfd for s in self.samples if s.ttfd is not None], q)
+        return percentile_ms([s.ttfd for s in self.answered if s.ttfd is not None], q)
 
 
 class Connection:
@@ -93,6 +105,12 @@ class Connection:
             deltas += found
         return Sample(time.perf_counter() - started, first, deltas)
 
+    def close(self) -> None:
+        """Drop the connection (after a failed request); the next request opens a new one."""
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
 
 async def drive(per_worker: list[Callable[[], Awaitable[Sample]]], seconds: float) -> Cell:
     cell = Cell()
@@ -120,8 +138,10 @@ def start_server(
     *,
     registry: str = REGISTRY,
     extra_env: Mapping[str, str] | None = None,
+    log: Path | None = None,
 ) -> subprocess.Popen[bytes]:
-    """``lgos serve`` of ``registry`` (the benchmark graphs) on ``port``, pinned to ``cores``."""
+    """``lgos serve`` of ``registry`` (the benchmark graphs) on ``port``, pinned to ``cores``;
+    its output goes to ``log`` (None: discarded)."""
     env = {
         **os.environ,
         "PYTHONPATH": str(ROOT),
@@ -129,14 +149,15 @@ def start_server(
         "LGOS_LOG_LEVEL": "warning",
         **(extra_env or {}),
     }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "lgos", "serve", registry],
-        env=env,
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        preexec_fn=lambda: os.sched_setaffinity(0, cores),
-    )
+    with (log or Path(os.devnull)).open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "lgos", "serve", registry],
+            env=env,
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            preexec_fn=lambda: os.sched_setaffinity(0, cores),
+        )
     if wait_for(lambda: http_ok(f"http://127.0.0.1:{port}/health"), None, timeout) is Wait.READY:
         return process
     process.kill()

@@ -1,0 +1,32 @@
+"""The observability overhead benchmark keeps working: a tiny run prints every configuration's
+rows and goals, the traced configuration's spans reached Phoenix, and the configuration whose
+trace exporter has nowhere to send (Phoenix down) failed no request.
+
+Speed is not asserted (the benchmark prints its goals as met or not); correctness is: every
+request of every configuration was answered in full.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tests.support.benchmarks import run_benchmark
+
+CONFIGURATIONS = ("off", "metrics", "metrics + tracing", "dead exporter", "off (A/A)")
+ROW = re.compile(r"^\| (short|stream) \| (1|16) \| ([^|]+) \| .* \| (\d+) \|$", re.MULTILINE)
+
+
+def test_observability_benchmark_prints_each_configuration_and_no_failed_request() -> None:
+    # Generous: Phoenix's first start migrates its database, minutes on a loaded 2-core machine.
+    out = run_benchmark("bench_observability", "--seconds", "0.2", "--rounds", "1", timeout=1500)
+    rows = ROW.findall(out)
+    assert sorted((w, c, name.strip()) for w, c, name, _ in rows) == sorted(
+        (w, c, name) for w in ("short", "stream") for c in ("1", "16") for name in CONFIGURATIONS
+    )
+    # The last cell of a row is its failed requests: none, the dead exporter's included.
+    assert [failed for *_, failed in rows] == ["0"] * len(rows)
+    assert "| dead exporter: failed requests | 0 | 0 | yes |" in out
+    spans = re.search(r"spans Phoenix holds from 'metrics \+ tracing': (\d+)", out)
+    assert spans and int(spans.group(1)) > 0, out
+    for goal in ("metrics: req/s cost", "metrics + tracing: TTFD p50 cost", "dead exporter: req/s"):
+        assert f"| {goal}" in out
