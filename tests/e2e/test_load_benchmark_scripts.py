@@ -49,3 +49,13 @@ def test_scale_benchmark_prints_every_figure_and_target() -> None:
     ):
         assert f"| {target} |" in out
     assert len(VERDICT.findall(out)) == 5
+
+
+def test_scale_benchmark_runs_on_two_processes_sharing_postgres_and_redis() -> None:
+    out = run_benchmark(
+        "bench_scale", "--streams", "20", "--words", "5", "--probes", "3", "--processes", "2"
+    )
+    assert "Scale of 2 LGOS processes: 20 concurrent streams" in out
+    assert "streams completed / with text parity | 20 / 20 of 20" in out
+    assert "| RSS per open stream |" in out and "≤ 120 KB" in out
+    assert len(VERDICT.findall(out)) == 5

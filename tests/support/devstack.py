@@ -17,18 +17,13 @@ import httpx
 from lgos_stack.keys import DEV_GATEWAY_KEY, FILES_DEV_KEY
 from lgos_stack.paths import ROOT
 from lgos_stack.ports import PORT_VARIABLES as COMPONENT_PORTS
-from lgos_stack.ports import free_port
+from lgos_stack.private import private_env
 
 DEVSTACK = [sys.executable, str(ROOT / "scripts" / "devstack.py")]
 PORT_VARIABLES = tuple(variable for variable, _ in COMPONENT_PORTS.values())
 """Every port variable the stack runner reads: a private stack overrides them all."""
 GATEWAY_KEY = DEV_GATEWAY_KEY
 """The stack's local default gateway key (tests unset OPENAI_GATEWAY_API_KEY)."""
-
-
-def stack_ports() -> dict[str, str]:
-    """A free port for every component: never the fixed 3000-3012 a developer may be using."""
-    return {name: str(free_port()) for name in PORT_VARIABLES}
 
 
 @contextmanager
@@ -45,19 +40,8 @@ def pg_data_dir() -> Iterator[str]:
 def stack_env(
     state_dir: Path, pg_data: str, extra: Mapping[str, str] | None = None
 ) -> dict[str, str]:
-    env = {
-        **os.environ,
-        # Open WebUI costs ≈ 40 s and ≈ 0.8 GB per start: only the modules that drive it ask.
-        "DEVSTACK_SKIP": "open-webui",
-        **(extra or {}),
-        **stack_ports(),
-        "DEVSTACK_PGDATA": pg_data,
-        "DEVSTACK_STATE_DIR": str(state_dir),
-    }
-    env.pop("DEMO_API_OPENAI_API_KEY", None)
-    env.pop("OPENAI_GATEWAY_API_KEY", None)  # the stack's local default key is used
-    env.pop("LGOS_API_KEY", None)  # likewise the local LGOS key the gateway holds
-    return env
+    # Open WebUI costs ≈ 40 s and ≈ 0.8 GB per start: only the modules that drive it ask.
+    return private_env(state_dir, pg_data, {"DEVSTACK_SKIP": "open-webui", **(extra or {})})
 
 
 @contextmanager

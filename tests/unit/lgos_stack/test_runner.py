@@ -263,6 +263,22 @@ def test_open_webui_is_skippable_and_runs_its_setup_job_once_healthy(
         planned(ports)
 
 
+def test_with_phoenix_the_gateway_exports_its_spans_there_as_litellm(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ports = Ports.from_env()
+    monkeypatch.delenv("DEVSTACK_SKIP", raising=False)
+    monkeypatch.delenv("DEVSTACK_WITH", raising=False)
+    untraced = next(c for c in planned(ports) if c.name == "gateway")
+    assert not [name for name in untraced.env if name.startswith("OTEL_")]
+    monkeypatch.setenv("DEVSTACK_WITH", "phoenix")
+    plan = {c.name: c.env for c in planned(ports)}
+    assert plan["gateway"]["OTEL_EXPORTER_OTLP_ENDPOINT"] == f"http://127.0.0.1:{ports.phoenix}"
+    assert plan["gateway"]["OTEL_SERVICE_NAME"] == "litellm"
+    assert plan["gateway"]["OTEL_RESOURCE_ATTRIBUTES"] == plan["lgos"]["OTEL_RESOURCE_ATTRIBUTES"]
+    assert plan["lgos"]["OTEL_SERVICE_NAME"] == "lgos"
+
+
 def test_a_kept_secret_survives_restarts_unless_the_environment_sets_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

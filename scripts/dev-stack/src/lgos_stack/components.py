@@ -1,5 +1,5 @@
-"""The stack's components, one function each, in start order (``COMPONENTS``): each starts once
-every component before it is healthy."""
+"""The stack's components, one function each, in an order that is also a valid one-by-one start
+order (``COMPONENTS``); ``lgos_stack.order`` says what each one actually waits for."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from lgos_stack.paths import (
     PHOENIX_BIN,
     PROMETHEUS_BIN,
     SEARXNG_PYTHON,
-    UI_CLIENT_SRC,
+    UI_PYTHONPATH,
     pg_data,
     state_dir,
 )
@@ -218,8 +218,8 @@ def chainlit(ports: Ports) -> Component:
         env={
             "CHAINLIT_APP_ROOT": str(CHAINLIT_DIR),
             "CHAINLIT_FILES_DIR": str(state_dir() / "chainlit-elements"),
-            # lgos_ui from this checkout (the image installs the package instead).
-            "PYTHONPATH": str(UI_CLIENT_SRC),
+            # lgos_ui and service_kit from this checkout (the image installs the packages).
+            "PYTHONPATH": UI_PYTHONPATH,
             # Only the gateway: never LGOS. Not OPENAI_API_KEY (chainlit's CI mode resets it).
             "OPENAI_GATEWAY_BASE_URL": f"http://127.0.0.1:{ports.gateway}/v1",
             "OPENAI_GATEWAY_API_KEY": gateway_key(),
@@ -281,8 +281,8 @@ def open_webui_env(ports: Ports) -> dict[str, str]:
         "DEFAULT_MODELS": f"lgos.{SHOWCASE_GRAPH}",
         "DEFAULT_PROMPT_SUGGESTIONS": "[]",
         "TOOL_SERVER_CONNECTIONS": json.dumps([mcp]),
-        # lgos_ui from this checkout wins over the copy `make dev` installed into the venv.
-        "PYTHONPATH": str(UI_CLIENT_SRC),
+        # lgos_ui and service_kit from this checkout win over the copies `make dev` installed.
+        "PYTHONPATH": UI_PYTHONPATH,
     }
 
 
@@ -329,8 +329,11 @@ def phoenix(ports: Ports) -> Component:
     )
 
 
-TRACED = ("lgos", "lgos-2", "lgos-worker", "files")
-"""The first-party services that export OpenTelemetry traces."""
+TRACED = ("lgos", "lgos-2", "lgos-worker", "files", "gateway")
+"""The services that export OpenTelemetry traces: the first-party ones and the LiteLLM gateway
+(its own integration, which ``lgos-litellm-serve`` switches on by the same variables)."""
+SERVICE_NAMES = {"gateway": "litellm"}
+"""Service names on the spans where they differ from the component's name."""
 TRACE_PROJECT = "lgos"
 """Phoenix's project the stack's spans land in (the resource attribute Phoenix reads)."""
 
@@ -341,7 +344,7 @@ def tracing_env(name: str, ports: Ports) -> dict[str, str]:
     return {
         "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{ports.phoenix}",
         "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
-        "OTEL_SERVICE_NAME": name,
+        "OTEL_SERVICE_NAME": SERVICE_NAMES.get(name, name),
         "OTEL_RESOURCE_ATTRIBUTES": f"openinference.project.name={TRACE_PROJECT}",
     }
 
@@ -382,7 +385,7 @@ OPT_IN = frozenset({"phoenix"})
 
 
 def components(ports: Ports) -> list[Component]:
-    """The stack, in start order: each component starts once all before it are healthy."""
+    """The stack, in start order (each one's needs come before it)."""
     return [component(ports) for component in COMPONENTS]
 
 

@@ -16,13 +16,16 @@ NEEDS: dict[str, tuple[str, ...]] = {
     # is up loses only its first spans.
     "prometheus": (),
     "phoenix": (),
-    "files": ("postgres", "embeddings"),
+    # The embeddings are needed only to index an upload, never to start: the knowledge store
+    # LGOS's setup creates starts empty, and the stack is up only once every part is healthy.
+    "files": ("postgres",),
     "mcp-db": ("postgres",),
     # Its setup creates the knowledge store in the Files service; the id it hands on is what
     # the second instance and the worker serve with.
     "lgos": ("postgres", "redis", "searxng", "offline-model", "files"),
-    "lgos-2": ("lgos",),
-    "lgos-worker": ("lgos",),
+    # Both start beside the first instance, once its setup has run (SETUP_NEEDS).
+    "lgos-2": ("postgres", "redis", "searxng", "offline-model", "files"),
+    "lgos-worker": ("postgres", "redis", "searxng", "offline-model", "files"),
     # Its setup publishes the instances' catalog.
     "gateway": ("lgos", "lgos-2", "mcp-db", "files"),
     "chainlit": ("postgres", "gateway"),
@@ -34,6 +37,10 @@ NEEDS: dict[str, tuple[str, ...]] = {
 
 READY_NEEDS: dict[str, tuple[str, ...]] = {"open-webui": ("gateway",)}
 """Component -> what must be healthy (and ready) before its ready step runs."""
+
+SETUP_NEEDS: dict[str, tuple[str, ...]] = {"lgos-2": ("lgos",), "lgos-worker": ("lgos",)}
+"""Component -> the components whose setup must have run (their process started, not yet
+healthy) before it starts: lgos's setup hands the knowledge store's id to the other two."""
 
 
 def needs(name: str, planned: Iterable[str]) -> tuple[str, ...]:
@@ -48,3 +55,8 @@ def needs(name: str, planned: Iterable[str]) -> tuple[str, ...]:
 def ready_needs(name: str, planned: Iterable[str]) -> tuple[str, ...]:
     planned = list(planned)
     return tuple(n for n in READY_NEEDS.get(name, ()) if n in planned)
+
+
+def setup_needs(name: str, planned: Iterable[str]) -> tuple[str, ...]:
+    planned = list(planned)
+    return tuple(n for n in SETUP_NEEDS.get(name, ()) if n in planned)

@@ -206,12 +206,13 @@ def start_all(
     (raised here once every component under way has come to rest)."""
     names = [c.name for c in plan]
     done = {name: threading.Event() for name in names}
+    set_up = {name: threading.Event() for name in names}
     failed: list[BaseException] = []
     lock = threading.Lock()
 
-    def wait_for_all(needed: tuple[str, ...]) -> bool:
+    def wait_for_all(needed: tuple[str, ...], events: dict[str, threading.Event] = done) -> bool:
         for name in needed:
-            while not done[name].wait(0.1):
+            while not events[name].wait(0.1):
                 if failed:
                     return False
         return not failed
@@ -220,6 +221,8 @@ def start_all(
         try:
             if not wait_for_all(order.needs(component.name, names)):
                 return
+            if not wait_for_all(order.setup_needs(component.name, names), set_up):
+                return
             begun = time.monotonic()
             with lock:  # one setup step or spawn at a time: they share the stack's environment
                 if failed:
@@ -227,6 +230,7 @@ def start_all(
                 process = start(component, stack)
                 processes[component.name] = process
                 started[component.name] = Started.of(process.pid)
+            set_up[component.name].set()
             wait_healthy(component, process)
             took = time.monotonic() - begun
             if component.ready is not None:

@@ -186,9 +186,23 @@ def output_text(response: Mapping[str, Any]) -> str:
     )
 
 
+def tree_rss(pid: int) -> float:
+    """Resident memory (MiB) of a process and its descendants (``lgos serve --workers N``: the
+    supervisor and its server processes)."""
+    root = psutil.Process(pid)
+    total = 0
+    for process in (root, *root.children(recursive=True)):
+        try:
+            total += process.memory_info().rss
+        except psutil.NoSuchProcess:
+            continue
+    return float(total) / 2**20
+
+
 @dataclass
 class RSSMeter:
-    """Samples a process's resident memory (MiB) every ``every`` seconds while it runs."""
+    """Samples the resident memory (MiB) of a process and its descendants every ``every``
+    seconds while it runs."""
 
     pid: int
     open_streams: OpenStreams | None = None
@@ -197,7 +211,7 @@ class RSSMeter:
     _task: asyncio.Task[None] | None = None
 
     def now(self) -> float:
-        return float(psutil.Process(self.pid).memory_info().rss) / 2**20
+        return tree_rss(self.pid)
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._sample())
