@@ -38,14 +38,6 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
         yield env
 
 
-def attach_image(person: ChainlitUser, path: Path) -> None:
-    """Chainlit previews an attached image as a thumbnail, not by its name."""
-    images = person.page.locator("img").count()
-    person.page.set_input_files("#upload-button-input", str(path))
-    person.page.wait_for_function("n => document.images.length > n", arg=images, timeout=15_000)
-    person.shot("image attached")
-
-
 def test_a_person_attaches_a_pdf_and_a_png_and_gets_answers_from_them(
     browser: Browser, stack: dict[str, str], tmp_path: Path
 ) -> None:
@@ -59,7 +51,7 @@ def test_a_person_attaches_a_pdf_and_a_png_and_gets_answers_from_them(
 
         person.new_chat()
         person.open(GRAPH)
-        attach_image(person, chart)
+        person.attach(chart, image=True)
         person.send("What is in this picture?")
         person.expect_text("a PNG image, 120x80 pixels", timeout=60)
         person.wait_idle()

@@ -25,6 +25,8 @@ ATTACHED = """name => [...document.querySelectorAll('body *')].some(
     e => e.childElementCount === 0 && e.textContent.trim() === name && e.offsetParent !== null
         && !e.closest('[data-sonner-toast]'))"""
 """A visible element showing exactly the file's name, outside a toast: its chip in the composer."""
+THUMBNAIL = "n => document.images.length > n"
+"""More images than ``n``: Chainlit previews an attached image as a thumbnail, not by its name."""
 UPLOAD_ATTEMPTS, UPLOAD_SETTLE_MS = 3, 1000
 """How often a person tries an upload Chainlit refused, and how long a failed one keeps its chip."""
 COLLAPSE_MS = 500
@@ -74,17 +76,20 @@ class ChainlitUser(Person):
         self.page.fill("#chat-input", text)
         self.page.keyboard.press("Enter")
 
-    def attach(self, path: Path) -> None:
+    def attach(self, path: Path, *, image: bool = False) -> None:
         """Attach, and attach again when the upload failed, as a person would: in a chat just
         opened, Chainlit can refuse the upload ("... failed" in a toast, no file in the
-        composer) while its new session is still connecting."""
+        composer) while its new session is still connecting. An ``image`` shows as a thumbnail."""
         for attempt in range(1, UPLOAD_ATTEMPTS + 1):
+            shown = (
+                (THUMBNAIL, self.page.locator("img").count()) if image else (ATTACHED, path.name)
+            )
             self.page.set_input_files("#upload-button-input", str(path))
             try:
-                self.page.wait_for_function(ATTACHED, arg=path.name, timeout=15_000)
+                self.page.wait_for_function(shown[0], arg=shown[1], timeout=15_000)
                 self.page.wait_for_timeout(UPLOAD_SETTLE_MS)  # a failed upload drops its chip
-                if self.page.evaluate(ATTACHED, path.name):
-                    self.shot("file attached")
+                if self.page.evaluate(*shown):
+                    self.shot("image attached" if image else "file attached")
                     return
             except Exception:
                 pass

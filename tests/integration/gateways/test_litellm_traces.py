@@ -97,13 +97,14 @@ def traceparent(trace_id: str, span_id: str) -> dict[str, str]:
 
 
 def one_trace(receiver: OTLPReceiver, trace_id: str) -> list[ReceivedSpan]:
-    """The trace once the gateway's model-call span (it ends last) and LGOS's server span are
-    in: each process exports its own batches."""
-    deadline = time.monotonic() + 30
+    """The trace once the gateway's server and model-call spans and LGOS's server span are in:
+    each process exports its own batches, and a streamed call's server span ends only after
+    the stream closed, later than the others."""
+    wanted = {("litellm", SERVER_KIND), ("litellm", CLIENT_KIND), ("lgos", SERVER_KIND)}
+    deadline = time.monotonic() + 60
     while True:
         spans = receiver.trace(trace_id, root=GATEWAY_CHAT)
-        lgos = [s for s in spans if s.service == "lgos" and s.kind == SERVER_KIND]
-        if lgos or time.monotonic() > deadline:
+        if wanted <= {(s.service, s.kind) for s in spans} or time.monotonic() > deadline:
             return spans
         time.sleep(0.1)
 
