@@ -56,7 +56,6 @@ async def reattach_review(review: PendingReview) -> None:
         return
     # Chainlit can resume one page twice (a socket reconnect), each resume a new session that
     # knows nothing of the other's buttons: replace them by their shared ids, never add.
-    await remove_review_buttons()
     actions = review_buttons(review)
     for action in actions:
         await action.remove()
