@@ -29,7 +29,7 @@ import statistics
 import subprocess
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -319,6 +319,74 @@ def goals(targets: list[Target]) -> list[tuple[str, str, str, bool]]:
 # --- main ------------------------------------------------------------------------------------
 
 
+SPAN_COST_SPANS = 20_000
+
+
+def span_costs(count: int = SPAN_COST_SPANS) -> list[tuple[str, float]]:
+    """Microseconds per span of the shape of LGOS's ``chat`` span (three attributes at its start,
+    four at its end), made ``count`` times in this process: what the request path pays in the
+    SDK, with the batch processor, and what the exporter's thread pays to encode it for OTLP."""
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+    from opentelemetry.sdk.trace.export import (
+        BatchSpanProcessor,
+        SimpleSpanProcessor,
+        SpanExporter,
+        SpanExportResult,
+    )
+    from opentelemetry.trace import SpanKind
+
+    class Keep(SpanExporter):
+        def __init__(self) -> None:
+            self.spans: list[ReadableSpan] = []
+
+        def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+            self.spans += spans
+            return SpanExportResult.SUCCESS
+
+    def per_span(provider: TracerProvider) -> float:
+        tracer = provider.get_tracer("bench")
+        started = time.perf_counter()
+        for _ in range(count):
+            with tracer.start_as_current_span(
+                "chat model",
+                kind=SpanKind.CLIENT,
+                attributes={
+                    "gen_ai.operation.name": "chat",
+                    "gen_ai.provider.name": "openai",
+                    "gen_ai.request.model": "model",
+                },
+            ) as span:
+                span.set_attributes(
+                    {
+                        "gen_ai.response.id": "chatcmpl-1",
+                        "gen_ai.usage.input_tokens": 5,
+                        "gen_ai.usage.output_tokens": 200,
+                        "gen_ai.response.finish_reasons": ("stop",),
+                    }
+                )
+        elapsed = time.perf_counter() - started
+        provider.shutdown()
+        return elapsed / count * 1e6
+
+    batched = TracerProvider()
+    batched.add_span_processor(BatchSpanProcessor(Keep(), max_queue_size=count))
+    kept = Keep()
+    keeping = TracerProvider()
+    keeping.add_span_processor(SimpleSpanProcessor(kept))
+    costs = [
+        ("start, fill and end (the SDK, no processor)", per_span(TracerProvider())),
+        ("the same, handed to a batch processor (the request path)", per_span(batched)),
+    ]
+    per_span(keeping)
+    started = time.perf_counter()
+    encode_spans(kept.spans).SerializeToString()
+    costs.append(
+        ("OTLP encoding (the exporter's thread)", (time.perf_counter() - started) / count * 1e6)
+    )
+    return costs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=3.0, help="per cell and round")
@@ -393,6 +461,14 @@ def main() -> None:
         "Phoenix does not take within its timeout); seconds to stop after SIGTERM: "
         + ", ".join(f"{name} {seconds:.1f}" for name, seconds in stops.items())
     )
+    os.sched_setaffinity(0, {server_core})  # the servers are gone: their core is free
+    print(
+        f"\nOne span's cost ({SPAN_COST_SPANS:,} spans of the chat span's shape, in one process "
+        f"on core {server_core}; a request makes {SPANS_PER_REQUEST})\n"
+    )
+    print("| part | µs per span |\n|---|---|")
+    for part, micros in span_costs():
+        print(f"| {part} | {micros:.1f} |")
     print("\n| goal | measured | limit | met |\n|---|---|---|---|")
     for name, measured, limit, ok in goals(targets):
         print(f"| {name} | {measured} | {limit} | {'yes' if ok else 'NO'} |")

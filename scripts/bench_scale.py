@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import tempfile
 import time
@@ -45,6 +46,7 @@ from lgos_stack.bench.load_client import (
 )
 from lgos_stack.bench.machine import install_uvloop, load_average, raise_fd_limit
 from lgos_stack.bench.report import Check, print_checks
+from lgos_stack.bench.serving import Cell, Connection, drive
 from lgos_stack.bench.stats import percentile_ms
 from lgos_stack.ports import free_port
 from lgos_stack.processes import Server, serve
@@ -53,6 +55,7 @@ TOKEN_DELAY = 0.2
 # A saturated process is slow, not broken: on a busy shared machine the run took 205 s.
 GIVE_UP_AFTER = 900.0
 FILLER = " ".join(f"word{i}" for i in range(200))
+THROUGHPUT_CONCURRENCY = 64
 
 
 def prompt(label: str, words: int) -> str:
@@ -167,7 +170,24 @@ async def probe_new_requests(port: int, count: int, gap: float, fast: str) -> li
     return results
 
 
-async def run(server: Server, streams: int, words: int, probes: int, kind: str) -> dict[str, Any]:
+async def throughput(port: int, fast: str, seconds: float) -> dict[str, Cell]:
+    """Requests a second at concurrency 64 on the unpaced graph, once the streams are done: one
+    keep-alive connection per worker, a short non-streaming answer and the same streamed."""
+    cells = {}
+    for workload, stream in (("short", False), ("stream", True)):
+        body = orjson.dumps({"model": fast, "input": "hello", "stream": stream})
+        connections = [Connection(port) for _ in range(THROUGHPUT_CONCURRENCY)]
+        workers = [functools.partial(c.request, body) for c in connections]
+        await drive(workers[:4], 1.0)  # warm-up
+        cells[workload] = await drive(workers, seconds)
+        for connection in connections:
+            connection.close()
+    return cells
+
+
+async def run(
+    server: Server, streams: int, words: int, probes: int, kind: str, seconds: float
+) -> dict[str, Any]:
     port = int(server.url.rsplit(":", 1)[1])
     slow, fast = f"slow-{kind}", f"fast-{kind}"
     base_input = prompt("stream reference", words)
@@ -219,6 +239,7 @@ async def run(server: Server, streams: int, words: int, probes: int, kind: str) 
     await meter.stop()
     rss_after = await settle(meter)
     windows = lag_windows(server.log)
+    cells = await throughput(port, fast, seconds) if seconds > 0 else {}
     return {
         "results": results,
         "expected": [template.replace(base_input, text) for text in inputs],
@@ -239,6 +260,7 @@ async def run(server: Server, streams: int, words: int, probes: int, kind: str) 
         "collector": collector(server.log),
         "hold_busy": hold_busy,
         "cpu_per_delta": cpu_run / max(1, sum(r.deltas for r in results)),
+        "throughput": cells,
     }
 
 
@@ -319,6 +341,15 @@ def report(figures: dict[str, Any], streams: int, loop_name: str) -> bool:
             f"({len(during)} requests)",
         ),
     ]
+    for workload, cell in figures["throughput"].items():
+        rows.append(
+            (
+                f"throughput at c={THROUGHPUT_CONCURRENCY}, {workload} answers "
+                f"({figures['kind']} model)",
+                f"{cell.rps:,.0f} req/s (p50 {cell.latency(0.5):.0f} ms, "
+                f"{len(cell.answered)} in {cell.elapsed:.1f} s)",
+            )
+        )
     for name, value in rows:
         print(f"| {name} | {value} |")
     checks = [
@@ -389,6 +420,13 @@ def main() -> None:
         help="Redis the processes share (with --processes above 1)",
     )
     parser.add_argument(
+        "--throughput-seconds",
+        type=float,
+        default=5.0,
+        help=f"then requests/s at concurrency {THROUGHPUT_CONCURRENCY} for this long per "
+        "workload (0: skip)",
+    )
+    parser.add_argument(
         "--logs", type=Path, help="keep the servers' logs in this folder (default: a temp one)"
     )
     args = parser.parse_args()
@@ -407,7 +445,16 @@ def main() -> None:
             folder = Path(logs.enter_context(tempfile.TemporaryDirectory(prefix="bench-scale-")))
         shared = shared_state(args.processes, args.postgres, args.redis)
         with stack(folder, lgos_core, others, args.processes, shared) as server:
-            figures = asyncio.run(run(server, args.streams, args.words, args.probes, args.model))
+            figures = asyncio.run(
+                run(
+                    server,
+                    args.streams,
+                    args.words,
+                    args.probes,
+                    args.model,
+                    args.throughput_seconds,
+                )
+            )
         figures["processes"] = args.processes
         report(figures, args.streams, loop_name)
 

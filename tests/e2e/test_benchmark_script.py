@@ -6,13 +6,15 @@ scripts run end to end against real ``lgos serve`` (and ``lgos worker``) process
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.support.benchmarks import run_benchmark
 
 
 def test_benchmark_prints_its_table() -> None:
-    out = run_benchmark("bench_serving", "--seconds", "0.3")
+    out = run_benchmark("bench_serving", "--seconds", "0.3", "--profile")
     for workload in ("| short | 1 |", "| short | 64 |", "| stream | 1 |", "| stream | 64 |"):
         assert workload in out
     for target in (
@@ -22,6 +24,13 @@ def test_benchmark_prints_its_table() -> None:
         "server RSS idle",
     ):
         assert target in out
+    # The profiled runs: each workload's server time split by component, shares summing to 100.
+    assert "| component | short, c=64 | stream, c=64 |" in out
+    shares = re.findall(r"^\| (.+?) \| ([\d.]+) % \| ([\d.]+) % \|$", out, re.MULTILINE)
+    components = {name for name, _, _ in shares}
+    assert {"LGOS", "graph (LangGraph, LangChain, the fake model)"} <= components
+    for column in (1, 2):
+        assert abs(sum(float(row[column]) for row in shares) - 100) < 1
 
 
 def test_advanced_graph_benchmark_prints_each_path() -> None:

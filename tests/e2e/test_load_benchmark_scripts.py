@@ -11,6 +11,7 @@ import re
 from tests.support.benchmarks import run_benchmark
 
 VERDICT = re.compile(r"\| (PASS|FAIL) \|$", re.MULTILINE)
+THROUGHPUT = ("--throughput-seconds", "0.3")
 
 
 def test_load_benchmark_prints_every_phase_and_target() -> None:
@@ -32,7 +33,9 @@ def test_load_benchmark_prints_every_phase_and_target() -> None:
 
 
 def test_scale_benchmark_prints_every_figure_and_target() -> None:
-    out = run_benchmark("bench_scale", "--streams", "20", "--words", "5", "--probes", "3")
+    out = run_benchmark(
+        "bench_scale", "--streams", "20", "--words", "5", "--probes", "3", *THROUGHPUT
+    )
     for figure in (
         "streams completed / with text parity | 20 / 20 of 20",
         # lgos serve tuned its collector with the default LGOS_GC_THRESHOLDS.
@@ -40,6 +43,8 @@ def test_scale_benchmark_prints_every_figure_and_target() -> None:
         "LGOS RSS before / all open / peak / after",
         "loop lag p99 per 1 s window, all open",
         "new-request TTFD under load p50 / p99",
+        "| throughput at c=64, short answers (chat model) |",
+        "| throughput at c=64, stream answers (chat model) |",
     ):
         assert figure in out
     for target in (
@@ -53,9 +58,19 @@ def test_scale_benchmark_prints_every_figure_and_target() -> None:
 
 def test_scale_benchmark_runs_on_two_processes_sharing_postgres_and_redis() -> None:
     out = run_benchmark(
-        "bench_scale", "--streams", "20", "--words", "5", "--probes", "3", "--processes", "2"
+        "bench_scale",
+        "--streams",
+        "20",
+        "--words",
+        "5",
+        "--probes",
+        "3",
+        "--processes",
+        "2",
+        *THROUGHPUT,
     )
     assert "Scale of 2 LGOS processes: 20 concurrent streams" in out
     assert "streams completed / with text parity | 20 / 20 of 20" in out
     assert "| RSS per open stream |" in out and "≤ 120 KB" in out
+    assert "| throughput at c=64, short answers (chat model) |" in out
     assert len(VERDICT.findall(out)) == 5

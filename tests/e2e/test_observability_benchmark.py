@@ -28,5 +28,15 @@ def test_observability_benchmark_prints_each_configuration_and_no_failed_request
     assert "| dead exporter: failed requests | 0 | 0 | yes |" in out
     spans = re.search(r"spans Phoenix holds from 'metrics \+ tracing': (\d+)", out)
     assert spans and int(spans.group(1)) > 0, out
+    # What one span costs, in its parts: each a positive number of microseconds.
+    parts = re.findall(
+        r"^\| (start, fill and end|the same, handed|OTLP encoding)[^|]*\| ([\d.]+) \|$", out, re.M
+    )
+    assert [name for name, _ in parts] == [
+        "start, fill and end",
+        "the same, handed",
+        "OTLP encoding",
+    ]
+    assert all(float(micros) > 0 for _, micros in parts)
     for goal in ("metrics: req/s cost", "metrics + tracing: TTFD p50 cost", "dead exporter: req/s"):
         assert f"| {goal}" in out

@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -112,7 +112,7 @@ class Connection:
         self.reader = self.writer = None
 
 
-async def drive(per_worker: list[Callable[[], Awaitable[Sample]]], seconds: float) -> Cell:
+async def drive(per_worker: Sequence[Callable[[], Awaitable[Sample]]], seconds: float) -> Cell:
     cell = Cell()
 
     async def loop(worker: Callable[[], Awaitable[Sample]]) -> None:
@@ -139,9 +139,12 @@ def start_server(
     registry: str = REGISTRY,
     extra_env: Mapping[str, str] | None = None,
     log: Path | None = None,
+    profile: Path | None = None,
 ) -> subprocess.Popen[bytes]:
     """``lgos serve`` of ``registry`` (the benchmark graphs) on ``port``, pinned to ``cores``;
-    its output goes to ``log`` (None: discarded)."""
+    its output goes to ``log`` (None: discarded). With ``profile``, it runs under
+    :mod:`lgos_stack.bench.profiled_serve`: SIGUSR1 starts profiling, SIGUSR2 writes the dump to
+    ``profile``."""
     env = {
         **os.environ,
         "PYTHONPATH": str(ROOT),
@@ -149,9 +152,13 @@ def start_server(
         "LGOS_LOG_LEVEL": "warning",
         **(extra_env or {}),
     }
+    command = ["-m", "lgos", "serve"]
+    if profile is not None:
+        command = ["-m", "lgos_stack.bench.profiled_serve"]
+        env["BENCH_PROFILE_DUMP"] = str(profile)
     with (log or Path(os.devnull)).open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "lgos", "serve", registry],
+            [sys.executable, *command, registry],
             env=env,
             cwd=ROOT,
             stdout=out,
