@@ -216,7 +216,7 @@ def chainlit(ports: Ports) -> Component:
             *("--host", "127.0.0.1", "--port", str(ports.chainlit)),
         ],
         env={
-            "CHAINLIT_APP_ROOT": str(CHAINLIT_DIR),
+            "CHAINLIT_APP_ROOT": str(jobs.chainlit_app_root()),
             "CHAINLIT_FILES_DIR": str(state_dir() / "chainlit-elements"),
             # lgos_ui and service_kit from this checkout (the image installs the packages).
             "PYTHONPATH": UI_PYTHONPATH,

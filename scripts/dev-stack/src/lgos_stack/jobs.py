@@ -7,10 +7,11 @@ import os
 import secrets
 import subprocess
 import sys
+from pathlib import Path
 
 from lgos_stack.keys import files_key, gateway_key, lgos_key, open_webui_admin
 from lgos_stack.model import Component, Stack
-from lgos_stack.paths import OPEN_WEBUI_INSTALLER, ROOT, pg_data, state_dir
+from lgos_stack.paths import CHAINLIT_DIR, OPEN_WEBUI_INSTALLER, ROOT, pg_data, state_dir
 from lgos_stack.ports import Ports, postgres_url
 from lgos_stack.processes import demote, ensure_service_user
 from lgos_stack.servers import initdb_command, prometheus_config, searxng_settings
@@ -159,8 +160,28 @@ def keep_secret(stack: Stack, variable: str, filename: str) -> None:
 
 def prepare_chainlit(component: Component, stack: Stack) -> None:
     """A login-token secret kept across restarts, so sessions survive a restart of the app (the
-    app creates its own database and tables in the stack's PostgreSQL)."""
+    app creates its own database and tables in the stack's PostgreSQL), and the app's own root
+    folder in this stack's state (:func:`chainlit_app_root`)."""
     keep_secret(stack, "CHAINLIT_AUTH_SECRET", "chainlit-auth-secret")
+    root = chainlit_app_root()
+    root.mkdir(exist_ok=True)
+    for name in CHAINLIT_APP_FILES:
+        link = root / name
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        link.symlink_to(CHAINLIT_DIR / name)
+
+
+CHAINLIT_APP_FILES = (".chainlit", "public", "chainlit.md")
+"""What Chainlit reads from its app root: its settings and translations, assets, the readme."""
+
+
+def chainlit_app_root() -> Path:
+    """Chainlit's app root for this stack: links to the checkout's settings, assets and readme,
+    beside the ``.files`` folder Chainlit keeps uploads in. Chainlit deletes that whole folder
+    when it stops, so two stacks (``make dev`` and a test's) sharing ``ui/chainlit`` as their
+    root would each delete the other's uploads in flight."""
+    return state_dir() / "chainlit-app"
 
 
 def prepare_open_webui(component: Component, stack: Stack) -> None:
