@@ -81,14 +81,14 @@ class ChainlitUser(Person):
         opened, Chainlit can refuse the upload ("... failed" in a toast, no file in the
         composer) while its new session is still connecting. An ``image`` shows as a thumbnail."""
         for attempt in range(1, UPLOAD_ATTEMPTS + 1):
-            shown = (
+            shown, arg = (
                 (THUMBNAIL, self.page.locator("img").count()) if image else (ATTACHED, path.name)
             )
             self.page.set_input_files("#upload-button-input", str(path))
             try:
-                self.page.wait_for_function(shown[0], arg=shown[1], timeout=15_000)
+                self.page.wait_for_function(shown, arg=arg, timeout=15_000)
                 self.page.wait_for_timeout(UPLOAD_SETTLE_MS)  # a failed upload drops its chip
-                if self.page.evaluate(*shown):
+                if self.page.evaluate(shown, arg):
                     self.shot("image attached" if image else "file attached")
                     return
             except Exception:

@@ -103,7 +103,7 @@ def one_trace(receiver: OTLPReceiver, trace_id: str) -> list[ReceivedSpan]:
     wanted = {("litellm", SERVER_KIND), ("litellm", CLIENT_KIND), ("lgos", SERVER_KIND)}
     deadline = time.monotonic() + 60
     while True:
-        spans = receiver.trace(trace_id, root=GATEWAY_CHAT)
+        spans = receiver.trace(trace_id, root=GATEWAY_CHAT, timeout=0)  # this loop waits
         if wanted <= {(s.service, s.kind) for s in spans} or time.monotonic() > deadline:
             return spans
         time.sleep(0.1)

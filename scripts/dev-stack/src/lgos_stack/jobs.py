@@ -167,8 +167,7 @@ def prepare_chainlit(component: Component, stack: Stack) -> None:
     root.mkdir(exist_ok=True)
     for name in CHAINLIT_APP_FILES:
         link = root / name
-        if link.is_symlink() or link.exists():
-            link.unlink()
+        link.unlink(missing_ok=True)  # the link an earlier start left
         link.symlink_to(CHAINLIT_DIR / name)
 
 
