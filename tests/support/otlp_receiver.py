@@ -84,12 +84,19 @@ def decode_spans(request: ExportTraceServiceRequest) -> list[ReceivedSpan]:
 class OTLPReceiver:
     def __init__(self) -> None:
         self.spans: list[ReceivedSpan] = []
+        self.status = 200
+        """What it answers; any other status refuses the batch unread."""
         self._lock = threading.Lock()
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                if receiver.status != 200:
+                    self.send_response(receiver.status)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 request = ExportTraceServiceRequest()
                 request.ParseFromString(body)
                 receiver._add(request)

@@ -36,11 +36,12 @@ from urllib.parse import urlsplit
 import httpx
 from opentelemetry import context as otel_context
 from opentelemetry import trace
-from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 from pydantic import AfterValidator, Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from service_kit.otlp_encoding import encode_spans
 
 SESSION_ID = "langfuse.session.id"
 MAX_SESSION_CHARS = 200
@@ -207,7 +208,7 @@ class LangfuseExporter(SpanExporter):
         self._failing = False
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        body = encode_spans(spans).SerializeToString()
+        body = encode_spans(spans)
         try:
             response = self._client.post(self._endpoint, content=body)
         except httpx.HTTPError as error:

@@ -96,7 +96,7 @@ def configure_tracing(service: str, *, langfuse: bool = False) -> bool:
     if to_langfuse is not None:
         langfuse_export.install(provider, to_langfuse)
     if otlp:
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        from service_kit.otlp_export import OTLPSpanExporter
 
         provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     trace.set_tracer_provider(provider)
