@@ -205,6 +205,7 @@ bench-startup: stack-installs  ## how long make dev-up takes warm; COLD=1 instal
 
 bench-observability: $(SYNCED) $(PHOENIX)  ## metrics and tracing (to Phoenix, or a dead exporter) vs off
 	nice $(RUN) python -m scripts.bench_observability
+	nice $(RUN) python -m scripts.bench_observability --graph chat
 
 # The documentation site (mkdocs.yml, docs/): served locally, built strictly by `make test`.
 DOCS_ADDR ?= 127.0.0.1:8000

@@ -12,12 +12,15 @@ configuration, all pinned to one core; the load generator (the lean keep-alive c
 - **off (A/A)**: a second "off" server, the control: its "cost" is the noise of the machine.
 
 Workloads: a short non-streaming answer and a 200-chunk streamed answer (``POST /v1/responses``),
-at concurrency 1 and 16. Every round runs each cell on every configuration, in an order rotated
+at concurrency 1 and 16. ``--graph chat`` serves the demo's own model path instead: a graph
+calling ``ChatOpenAI`` (the demo graphs' model client) on an offline-model process (on the load
+generator's core), so each request also makes the HTTP call, streaming and parsing a real model
+client pays for. Every round runs each cell on every configuration, in an order rotated
 each round, so drift on a shared machine hits all of them alike. A request fails when it gets
 no 200, its connection breaks, or its stream is short of deltas.
 
-    make bench-observability                        # about 5 minutes
-    python -m scripts.bench_observability --seconds 2 --rounds 3
+    make bench-observability                        # both graphs, about 12 minutes
+    python -m scripts.bench_observability --seconds 2 --rounds 3 --graph chat
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from pathlib import Path
 import httpx
 import orjson
 import psutil
-from lgos_stack.bench.graphs import STREAM_CHUNKS
+from lgos_stack.bench.graphs import REGISTRY, SCALE_REGISTRY, STREAM_CHUNKS
 from lgos_stack.bench.machine import install_uvloop
 from lgos_stack.bench.serving import Cell, Connection, Sample, drive, start_server
 from lgos_stack.paths import PHOENIX_BIN
@@ -47,7 +50,13 @@ from lgos_stack.processes import serve
 from lgos_stack.servers import phoenix_env, require
 
 WORKLOADS = ("short", "stream")
-MODELS = {"short": "bench-short", "stream": "bench-stream"}
+GRAPHS = {
+    "bench": {"short": "bench-short", "stream": "bench-stream"},
+    "chat": {"short": "fast-chat", "stream": "fast-chat"},
+}
+"""The model each workload asks for: the benchmark graphs (a fake model in the process) or the
+ChatOpenAI graph of the scale registry (on an offline-model process)."""
+CHAT_INPUT = "Summarise what a trace of this request holds, in a few short sentences."
 CONCURRENCY = (1, 16)
 PROJECT = "lgos-bench"
 """Phoenix's project the traced configurations' spans land in."""
@@ -69,15 +78,19 @@ class Target:
     config: Config
     port: int
     pid: int
+    graph: str = "bench"
     cells: dict[tuple[str, int], list[Cell]] = field(default_factory=dict)
     cpu: dict[tuple[str, int], list[float]] = field(default_factory=dict)
     warm_failures: int = 0
     requests: int = 0
 
     def worker(self, workload: str) -> Callable[[], Awaitable[Sample]]:
-        body: dict[str, object] = {"model": MODELS[workload], "input": "hello"}
+        prompt = CHAT_INPUT if self.graph == "chat" else "hello"
+        body: dict[str, object] = {"model": GRAPHS[self.graph][workload], "input": prompt}
         if workload == "stream":
             body["stream"] = True
+        # The fake model streams a known number of chunks; offline-model's answer, at least one.
+        expected = STREAM_CHUNKS if self.graph == "bench" else None
         raw = orjson.dumps(body)
         connection = Connection(self.port)
 
@@ -89,7 +102,8 @@ class Target:
             except (OSError, RuntimeError, ValueError, asyncio.IncompleteReadError):
                 connection.close()
                 return Sample(time.perf_counter() - started, failed=True)
-            if workload == "stream" and sample.deltas != STREAM_CHUNKS:
+            short = sample.deltas != expected if expected is not None else not sample.deltas
+            if workload == "stream" and short:
                 connection.close()
                 sample.failed = True
             return sample
@@ -157,6 +171,22 @@ def phoenix(port: int, state: Path, core: int) -> Iterator[str]:
         preexec_fn=pin,
     ) as server:
         yield server.url
+
+
+@contextmanager
+def offline_model(state: Path, core: int) -> Iterator[dict[str, str]]:
+    """An unpaced offline-model on ``core`` (the load generator's): the variables that point the
+    scale registry's ``fast-chat`` graph at it."""
+    port = free_port()
+    with serve(
+        ["offline_model", "--port", str(port)],
+        port=port,
+        env={"OFFLINE_MODEL_TOKEN_DELAY": "0"},
+        log=state / "offline-model.log",
+    ) as model:
+        os.sched_setaffinity(model.process.pid, {core})
+        url = f"{model.url}/v1"
+        yield {"BENCH_FAST_MODEL_URL": url, "BENCH_SLOW_MODEL_URL": url}
 
 
 def phoenix_spans(url: str) -> int | None:
@@ -325,7 +355,8 @@ SPAN_COST_SPANS = 20_000
 def span_costs(count: int = SPAN_COST_SPANS) -> list[tuple[str, float]]:
     """Microseconds per span of the shape of LGOS's ``chat`` span (three attributes at its start,
     four at its end), made ``count`` times in this process: what the request path pays in the
-    SDK, with the batch processor, and what the exporter's thread pays to encode it for OTLP."""
+    SDK, with the batch processor, and what the exporter's thread pays to encode it for OTLP
+    (OpenTelemetry's encoder, and :mod:`service_kit.otlp_encoding`'s, which LGOS exports with)."""
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
     from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
     from opentelemetry.sdk.trace.export import (
@@ -335,6 +366,7 @@ def span_costs(count: int = SPAN_COST_SPANS) -> list[tuple[str, float]]:
         SpanExportResult,
     )
     from opentelemetry.trace import SpanKind
+    from service_kit.otlp_encoding import encode_spans as lean_encode_spans
 
     class Keep(SpanExporter):
         def __init__(self) -> None:
@@ -378,11 +410,19 @@ def span_costs(count: int = SPAN_COST_SPANS) -> list[tuple[str, float]]:
         ("start, fill and end (the SDK, no processor)", per_span(TracerProvider())),
         ("the same, handed to a batch processor (the request path)", per_span(batched)),
     ]
-    per_span(keeping)  # only for the spans it keeps: the encoder's input
+    per_span(keeping)  # only for the spans it keeps: the encoders' input
     started = time.perf_counter()
     encode_spans(kept.spans).SerializeToString()
     costs.append(
-        ("OTLP encoding (the exporter's thread)", (time.perf_counter() - started) / count * 1e6)
+        ("OTLP encoding, OpenTelemetry's encoder", (time.perf_counter() - started) / count * 1e6)
+    )
+    started = time.perf_counter()
+    lean_encode_spans(kept.spans)
+    costs.append(
+        (
+            "OTLP encoding, service_kit's (the exporter's thread)",
+            (time.perf_counter() - started) / count * 1e6,
+        )
     )
     return costs
 
@@ -391,6 +431,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=3.0, help="per cell and round")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved repetitions")
+    parser.add_argument(
+        "--graph",
+        choices=sorted(GRAPHS),
+        default="bench",
+        help="bench: the benchmark graphs' fake model; chat: ChatOpenAI on an offline-model",
+    )
     args = parser.parse_args()
     # The configurations set what they need; nothing inherited may switch tracing or metrics.
     for name in list(os.environ):
@@ -405,13 +451,21 @@ def main() -> None:
         state = Path(tmp)
         phoenix_port, dead_port = free_port(), free_port()  # dead: never bound, refused
         ports = [free_port() for _ in range(5)]
+        model_env = {}
+        if args.graph == "chat":
+            model_env = stack.enter_context(offline_model(state, load_core))
+        registry = SCALE_REGISTRY if args.graph == "chat" else REGISTRY
 
         def start(number: int, config: Config) -> tuple[Target, subprocess.Popen[bytes]]:
-            log = state / f"lgos-{number}.log"
             server = start_server(
-                ports[number], {server_core}, timeout=300, extra_env=config.env, log=log
+                ports[number],
+                {server_core},
+                timeout=300,
+                registry=registry,
+                extra_env={**model_env, **config.env},
+                log=state / f"lgos-{number}.log",
             )
-            return Target(config, ports[number], server.pid), server
+            return Target(config, ports[number], server.pid, args.graph), server
 
         # Side by side with Phoenix's start: each takes a while on a loaded machine.
         with ThreadPoolExecutor(5) as pool:
@@ -444,10 +498,16 @@ def main() -> None:
 
     traced = targets[2]
     one_minute = [load[0] for load in loads]
+    graph = (
+        "the benchmark graphs (a fake model in the process)"
+        if args.graph == "bench"
+        else "ChatOpenAI on an offline-model process (the demo's model path)"
+    )
     print(
-        f"\nObservability overhead: one `lgos serve` per configuration on core {server_core}, "
+        f"\nObservability overhead, {graph}: one `lgos serve` per configuration on core "
+        f"{server_core}, "
         f"load generator and Phoenix on core {load_core} ({args.rounds} interleaved rounds x "
-        f"{args.seconds:g} s per cell; {STREAM_CHUNKS}-chunk stream; {os.cpu_count()} cores, "
+        f"{args.seconds:g} s per cell; {os.cpu_count()} cores, "
         f"shared)\nload average (1 min) during the run: min {min(one_minute):.2f}, median "
         f"{statistics.median(one_minute):.2f}, max {max(one_minute):.2f}\n"
         "TTFD for the short (non-streaming) workload is its whole latency. Costs are percent of "

@@ -1,6 +1,7 @@
-"""The observability overhead benchmark keeps working: a tiny run prints every configuration's
-rows and goals, the traced configuration's spans reached Phoenix, and the configuration whose
-trace exporter has nowhere to send (Phoenix down) failed no request.
+"""The observability overhead benchmark keeps working, on the benchmark graphs and on ChatOpenAI
+over an offline-model: a tiny run prints every configuration's rows and goals, the traced
+configuration's spans reached Phoenix, and the configuration whose trace exporter has nowhere
+to send (Phoenix down) failed no request.
 
 Speed is not asserted (the benchmark prints its goals as met or not); correctness is: every
 request of every configuration was answered in full.
@@ -10,15 +11,22 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.support.benchmarks import run_benchmark
 
 CONFIGURATIONS = ("off", "metrics", "metrics + tracing", "dead exporter", "off (A/A)")
 ROW = re.compile(r"^\| (short|stream) \| (1|16) \| ([^|]+) \| .* \| (\d+) \|$", re.MULTILINE)
 
 
-def test_observability_benchmark_prints_each_configuration_and_no_failed_request() -> None:
+@pytest.mark.parametrize("graph", ["bench", "chat"])
+def test_observability_benchmark_prints_each_configuration_and_no_failed_request(
+    graph: str,
+) -> None:
     # Generous: Phoenix's first start migrates its database, minutes on a loaded 2-core machine.
-    out = run_benchmark("bench_observability", "--seconds", "0.2", "--rounds", "1", timeout=1500)
+    out = run_benchmark(
+        "bench_observability", "--seconds", "0.2", "--rounds", "1", "--graph", graph, timeout=1500
+    )
     rows = ROW.findall(out)
     assert sorted((w, c, name.strip()) for w, c, name, _ in rows) == sorted(
         (w, c, name) for w in ("short", "stream") for c in ("1", "16") for name in CONFIGURATIONS
@@ -35,7 +43,8 @@ def test_observability_benchmark_prints_each_configuration_and_no_failed_request
     assert [name for name, _ in parts] == [
         "start, fill and end",
         "the same, handed",
-        "OTLP encoding",
+        "OTLP encoding",  # OpenTelemetry's encoder
+        "OTLP encoding",  # the one LGOS exports with
     ]
     assert all(float(micros) > 0 for _, micros in parts)
     for goal in ("metrics: req/s cost", "metrics + tracing: TTFD p50 cost", "dead exporter: req/s"):
