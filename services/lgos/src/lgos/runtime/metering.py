@@ -46,6 +46,7 @@ class RunMeter:
         self._started = 0.0
         self._first_delta_seen = False
         self._span: Span | None = None
+        self._context: otel_context.Context | None = None
 
     def __enter__(self) -> RunMeter:
         self._started = time.perf_counter()
@@ -64,15 +65,25 @@ class RunMeter:
                         callbacks.append(recorder)
         return self
 
+    def _run_context(self) -> otel_context.Context | None:
+        """The current context with the run span in it, made once: the streaming path makes
+        it current around every event, and building it copies the context's dict."""
+        if self._span is None:
+            return None
+        if self._context is None:
+            self._context = trace.set_span_in_context(self._span)
+        return self._context
+
     @contextmanager
     def current(self) -> Iterator[None]:
         """The run span is the current span inside the block. Only around awaits, never across
         a ``yield``: a context attached in a generator cannot be detached once the generator
         resumes in another task (or a copy of the context)."""
-        if self._span is None:
+        context = self._run_context()
+        if context is None:
             yield
             return
-        token = otel_context.attach(trace.set_span_in_context(self._span))
+        token = otel_context.attach(context)
         try:
             yield
         finally:
@@ -80,13 +91,21 @@ class RunMeter:
 
     async def iterate(self, events: AsyncIterator[T]) -> AsyncIterator[T]:
         """``events``, each advanced with the run span current (tasks the graph starts there
-        copy it), and handed on without it: the consumer's own context is left alone."""
+        copy it), and handed on without it: the consumer's own context is left alone. Written
+        out rather than through :meth:`current`: it runs once per streamed token."""
+        context = self._run_context()
+        if context is None:
+            async for event in events:
+                yield event
+            return
         while True:
-            with self.current():
-                try:
-                    event = await anext(events)
-                except StopAsyncIteration:
-                    return
+            token = otel_context.attach(context)
+            try:
+                event = await anext(events)
+            except StopAsyncIteration:
+                return
+            finally:
+                otel_context.detach(token)
             yield event
 
     def first_delta(self) -> None:
