@@ -18,8 +18,12 @@ from tests.support.engines import IN_PROCESS, PING_INTERVAL, engine_client
 from tests.support.servers import OFFLINE_MODEL_ECHO, Server, free_port, serve, serve_searxng
 
 # The Files service's fixtures (databases, moto_server, MiniLM) live beside its other helpers, as
-# does the queue-backed background engine.
-pytest_plugins = ["tests.support.files", "tests.support.queue_engine"]
+# do the queue-backed background engine and the OTLP trace receiver.
+pytest_plugins = [
+    "tests.support.files",
+    "tests.support.otlp_receiver",
+    "tests.support.queue_engine",
+]
 
 EXIT_GRACE = 120.0
 """Seconds the test process may take to exit once the run is over."""

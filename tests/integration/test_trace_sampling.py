@@ -5,13 +5,13 @@ that request's spans are exported in the caller's trace."""
 
 from __future__ import annotations
 
-import time
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
+from tests.support.clients import sdk_client
 from tests.support.lgos_processes import api_process
 from tests.support.otlp_receiver import OTLPReceiver
 from tests.support.servers import Server
@@ -21,17 +21,13 @@ CALLER_SPAN = "b7ad6b7169203331"
 
 
 @pytest.fixture(scope="module")
-def receiver() -> Iterator[OTLPReceiver]:
-    with OTLPReceiver() as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def server(receiver: OTLPReceiver, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def server(
+    otlp_receiver: OTLPReceiver, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
     tmp = tmp_path_factory.mktemp("trace-sampling")
     env = {
         "LGOS_STATE_DIR": str(tmp),
-        "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url,
+        "OTEL_EXPORTER_OTLP_ENDPOINT": otlp_receiver.url,
         "OTEL_BSP_SCHEDULE_DELAY": "100",
         "OTEL_TRACES_SAMPLER": "parentbased_traceidratio",
         "OTEL_TRACES_SAMPLER_ARG": "0",
@@ -40,25 +36,21 @@ def server(receiver: OTLPReceiver, tmp_path_factory: pytest.TempPathFactory) -> 
         yield running
 
 
-def ask(server: Server, headers: dict[str, str] | None = None) -> httpx.Response:
-    return httpx.post(
-        f"{server.url}/v1/responses",
-        json={"model": "scripted", "input": "hello"},
-        headers=headers,
-        timeout=30,
-    )
-
-
-def test_unsampled_requests_export_nothing_and_a_sampled_caller_is_traced(
-    server: Server, receiver: OTLPReceiver
+async def test_unsampled_requests_export_nothing_and_a_sampled_caller_is_traced(
+    server: Server, otlp_receiver: OTLPReceiver
 ) -> None:
+    client = sdk_client(f"{server.url}/v1")
     for _ in range(5):
-        answered = ask(server)
-        assert answered.status_code == 200
+        answered = await client.responses.with_raw_response.create(model="scripted", input="hi")
+        assert answered.parse().status == "completed"
         assert answered.headers["x-request-id"]
-    traced = ask(server, {"traceparent": f"00-{CALLER_TRACE}-{CALLER_SPAN}-01"})
-    assert traced.status_code == 200
-    spans = receiver.trace(CALLER_TRACE, root="POST /v1/responses")
+    traced = await client.responses.create(
+        model="scripted",
+        input="hi",
+        extra_headers={"traceparent": f"00-{CALLER_TRACE}-{CALLER_SPAN}-01"},
+    )
+    assert traced.status == "completed"
+    spans = otlp_receiver.trace(CALLER_TRACE, root="POST /v1/responses")
     assert {s.name for s in spans} >= {"POST /v1/responses", "invoke_workflow scripted"}
-    time.sleep(0.5)  # a batch of the unsampled requests would have been exported by now
-    assert {s.trace_id for s in receiver.spans} == {CALLER_TRACE}
+    await asyncio.sleep(0.5)  # a batch of the unsampled requests would have been exported by now
+    assert {s.trace_id for s in otlp_receiver.spans} == {CALLER_TRACE}

@@ -41,21 +41,15 @@ RUN = "invoke_workflow interruptible-approval"
 
 
 @pytest.fixture(scope="module")
-def receiver() -> Iterator[OTLPReceiver]:
-    with OTLPReceiver() as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
 def env(
     postgres_uri: str,
     offline_model: Server,
-    receiver: OTLPReceiver,
+    otlp_receiver: OTLPReceiver,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> dict[str, str]:
     return {
         **shared_env(postgres_uri, offline_model, tmp_path_factory.mktemp("traces-shared"), 5.0),
-        "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url,
+        "OTEL_EXPORTER_OTLP_ENDPOINT": otlp_receiver.url,
         "OTEL_BSP_SCHEDULE_DELAY": "100",
     }
 
@@ -91,7 +85,7 @@ def one_request(spans: list[ReceivedSpan], service: str, caller_span: str) -> Re
 
 
 async def test_pause_and_resume_on_two_processes_are_two_linked_traces(
-    clients: tuple[AsyncOpenAI, AsyncOpenAI], receiver: OTLPReceiver
+    clients: tuple[AsyncOpenAI, AsyncOpenAI], otlp_receiver: OTLPReceiver
 ) -> None:
     a, b = clients
     first, second = "a1" * 16, "b2" * 16
@@ -110,13 +104,13 @@ async def test_pause_and_resume_on_two_processes_are_two_linked_traces(
         extra_headers=traceparent(second, "2" * 16),
     )
     assert done.status == "completed"
-    pause = one_request(receiver.trace(first, root=ROOT), "lgos-a", "1" * 16)
+    pause = one_request(otlp_receiver.trace(first, root=ROOT), "lgos-a", "1" * 16)
     assert "gen_ai.run.paused" in pause.events
     assert pause.attributes["lgos.run.outcome"] == "paused"
-    resume = one_request(receiver.trace(second, root=ROOT), "lgos-b", "2" * 16)
+    resume = one_request(otlp_receiver.trace(second, root=ROOT), "lgos-b", "2" * 16)
     assert resume.attributes["lgos.run.outcome"] == "completed"
     assert "gen_ai.run.paused" not in resume.events
-    answered = resume_span(receiver.trace(second, root=ROOT), 200)
+    answered = resume_span(otlp_receiver.trace(second, root=ROOT), 200)
     assert answered.attributes["lgos.run.id"] == str(run_id_of(paused.id))
     # Both link to the run span the run paused in, on the other process, in the other trace.
     paused_in = ReceivedLink(first, pause.span_id, {"lgos.link.type": "paused_run"})
@@ -125,7 +119,7 @@ async def test_pause_and_resume_on_two_processes_are_two_linked_traces(
 
 
 async def test_a_run_paused_before_links_were_stored_still_resumes_without_one(
-    clients: tuple[AsyncOpenAI, AsyncOpenAI], receiver: OTLPReceiver, env: dict[str, str]
+    clients: tuple[AsyncOpenAI, AsyncOpenAI], otlp_receiver: OTLPReceiver, env: dict[str, str]
 ) -> None:
     a, b = clients
     paused = await a.responses.create(
@@ -148,7 +142,7 @@ async def test_a_run_paused_before_links_were_stored_still_resumes_without_one(
         extra_headers=traceparent("ac" * 16, "c" * 16),
     )
     assert done.status == "completed"
-    spans = receiver.trace("ac" * 16, root=ROOT)
+    spans = otlp_receiver.trace("ac" * 16, root=ROOT)
     answered = resume_span(spans, 200)
     [run] = [s for s in spans if s.name == "invoke_workflow interruptible-approval"]
     assert answered.links == run.links == ()
@@ -165,7 +159,7 @@ def resume_span(spans: list[ReceivedSpan], status: int) -> ReceivedSpan:
 
 
 async def test_each_answer_is_a_resume_span_in_the_answering_trace(
-    clients: tuple[AsyncOpenAI, AsyncOpenAI], receiver: OTLPReceiver
+    clients: tuple[AsyncOpenAI, AsyncOpenAI], otlp_receiver: OTLPReceiver
 ) -> None:
     a, b = clients
     revision = "Make it smaller, zebra-lantern-42"
@@ -183,13 +177,13 @@ async def test_each_answer_is_a_resume_span_in_the_answering_trace(
         extra_headers=traceparent("d4" * 16, "4" * 16),
     )
     assert again.output[0].name == "lgos_interrupt"
-    revised = resume_span(receiver.trace("d4" * 16, root=ROOT), 200)
+    revised = resume_span(otlp_receiver.trace("d4" * 16, root=ROOT), 200)
     assert revised.service == "lgos-b"
     assert revised.attributes["lgos.run.id"] == run_id
     assert revised.attributes["gen_ai.agent.name"] == "interruptible-approval"
     assert revised.attributes["lgos.interrupt.answer.kinds"] == ["text"]
     assert "lgos.interrupt.answer.choices" not in revised.attributes
-    [first_pause] = [s for s in receiver.trace("c3" * 16, root=ROOT) if s.name == RUN]
+    [first_pause] = [s for s in otlp_receiver.trace("c3" * 16, root=ROOT) if s.name == RUN]
     assert [(link.trace_id, link.span_id) for link in revised.links] == [
         ("c3" * 16, first_pause.span_id)
     ]
@@ -201,7 +195,7 @@ async def test_each_answer_is_a_resume_span_in_the_answering_trace(
             input=[answer(paused.output[0], "approve")],
             extra_headers=traceparent("e5" * 16, "5" * 16),
         )
-    refusal = receiver.trace("e5" * 16, root=ROOT)
+    refusal = otlp_receiver.trace("e5" * 16, root=ROOT)
     refused = resume_span(refusal, 409)
     assert refused.attributes["error.type"] == "interrupt_state_conflict"
     assert not refused.links  # refused before the paused run was read
@@ -214,20 +208,20 @@ async def test_each_answer_is_a_resume_span_in_the_answering_trace(
         extra_headers=traceparent("f6" * 16, "6" * 16),
     )
     assert done.status == "completed"
-    approved = resume_span(receiver.trace("f6" * 16, root=ROOT), 200)
+    approved = resume_span(otlp_receiver.trace("f6" * 16, root=ROOT), 200)
     assert approved.service == "lgos-a"
     assert approved.attributes["lgos.run.id"] == run_id
     assert approved.attributes["lgos.interrupt.answer.kinds"] == ["choice"]
     assert approved.attributes["lgos.interrupt.answer.choices"] == ["approve"]
     assert "error.type" not in approved.attributes
     # Asked again by the revision's request: the approval links to that request's run span.
-    [second_pause] = [s for s in receiver.trace("d4" * 16, root=ROOT) if s.name == RUN]
+    [second_pause] = [s for s in otlp_receiver.trace("d4" * 16, root=ROOT) if s.name == RUN]
     assert [(link.trace_id, link.span_id) for link in approved.links] == [
         ("d4" * 16, second_pause.span_id)
     ]
     # The pausing request has no resume span; the answer's text is on no span.
-    assert not [s for s in receiver.trace("c3" * 16, root=ROOT) if s.name == RESUME]
-    assert not [s for s in receiver.spans if revision in repr(s.attributes)]
+    assert not [s for s in otlp_receiver.trace("c3" * 16, root=ROOT) if s.name == RESUME]
+    assert not [s for s in otlp_receiver.spans if revision in repr(s.attributes)]
 
 
 def chat_span(spans: list[ReceivedSpan]) -> ReceivedSpan:
@@ -237,7 +231,7 @@ def chat_span(spans: list[ReceivedSpan]) -> ReceivedSpan:
 
 
 async def test_message_content_is_on_no_span_by_default(
-    clients: tuple[AsyncOpenAI, AsyncOpenAI], receiver: OTLPReceiver
+    clients: tuple[AsyncOpenAI, AsyncOpenAI], otlp_receiver: OTLPReceiver
 ) -> None:
     a, _ = clients
     prompt, instructions = "Tell me about quartz-otter-913", "Be brief, plover-rule-5"
@@ -248,17 +242,17 @@ async def test_message_content_is_on_no_span_by_default(
         extra_headers=traceparent("a7" * 16, "7" * 16),
     )
     assert reply.output_text == SCRIPTED_TEXT
-    chat = chat_span(receiver.trace("a7" * 16, root=ROOT))
+    chat = chat_span(otlp_receiver.trace("a7" * 16, root=ROOT))
     assert "gen_ai.input.messages" not in chat.attributes
     assert "gen_ai.output.messages" not in chat.attributes
-    exported = repr(receiver.spans)
+    exported = repr(otlp_receiver.spans)
     assert "quartz-otter" not in exported
     assert "plover-rule" not in exported
     assert SCRIPTED_TEXT not in exported
 
 
 async def test_opting_in_puts_the_messages_on_the_chat_span(
-    env: dict[str, str], receiver: OTLPReceiver
+    env: dict[str, str], otlp_receiver: OTLPReceiver
 ) -> None:
     opted_in = {
         **env,
@@ -275,7 +269,7 @@ async def test_opting_in_puts_the_messages_on_the_chat_span(
                 extra_headers=traceparent("b8" * 16, "8" * 16),
             )
     assert reply.output_text == SCRIPTED_TEXT
-    chat = chat_span(receiver.trace("b8" * 16, root=ROOT))
+    chat = chat_span(otlp_receiver.trace("b8" * 16, root=ROOT))
     sent = json.loads(chat.attributes["gen_ai.input.messages"])
     assert {
         "role": "system",
@@ -293,12 +287,12 @@ async def test_opting_in_puts_the_messages_on_the_chat_span(
         }
     ]
     # Content goes on the chat span only.
-    others = [s for s in receiver.trace("b8" * 16, root=ROOT) if s is not chat]
+    others = [s for s in otlp_receiver.trace("b8" * 16, root=ROOT) if s is not chat]
     assert others and "basalt-heron" not in repr(others)
 
 
 async def test_a_background_run_in_the_worker_joins_the_submitters_trace(
-    env: dict[str, str], receiver: OTLPReceiver
+    env: dict[str, str], otlp_receiver: OTLPReceiver
 ) -> None:
     queue = f"lgos-test-traces:{uuid.uuid4().hex[:8]}"
     distributed = {
@@ -325,7 +319,7 @@ async def test_a_background_run_in_the_worker_joins_the_submitters_trace(
                     await asyncio.sleep(0.1)
                     queued = await sdk.responses.retrieve(queued.id)
             assert queued.status == "completed"
-            spans = receiver.trace(caller, root="invoke_workflow background-report")
+            spans = otlp_receiver.trace(caller, root="invoke_workflow background-report")
     finally:
         redis.Redis.from_url(REDIS_URL).delete(queue)
     [submit] = [s for s in spans if s.kind == SERVER_KIND]
@@ -341,7 +335,7 @@ async def test_a_background_run_in_the_worker_joins_the_submitters_trace(
 
 
 async def test_a_knowledge_search_is_a_retrieval_span_over_the_files_services_spans(
-    env: dict[str, str], receiver: OTLPReceiver
+    env: dict[str, str], otlp_receiver: OTLPReceiver
 ) -> None:
     tmp = Path(env["LGOS_STATE_DIR"])
     otlp = {k: v for k, v in env.items() if k.startswith("OTEL_")}
@@ -376,13 +370,13 @@ async def test_a_knowledge_search_is_a_retrieval_span_over_the_files_services_sp
         assert f"(file id {note})" in found.output_text
         assert read.status == "completed"
         retrieval_name = f"retrieval {store_id}"
-        spans = receiver.trace("da" * 16, root=retrieval_name)
+        spans = otlp_receiver.trace("da" * 16, root=retrieval_name)
         search = "POST /v1/vector_stores/{vector_store_id}/search"
         deadline = asyncio.get_running_loop().time() + 10
         while not [s for s in spans if s.name == search]:  # the Files service exports apart
             assert asyncio.get_running_loop().time() < deadline, sorted(s.name for s in spans)
             await asyncio.sleep(0.1)
-            spans = receiver.trace("da" * 16, root=retrieval_name)
+            spans = otlp_receiver.trace("da" * 16, root=retrieval_name)
     [retrieval] = [s for s in spans if s.name == retrieval_name]
     assert (retrieval.service, retrieval.kind) == ("lgos-knowledge", CLIENT_KIND)
     assert retrieval.attributes["gen_ai.operation.name"] == "retrieval"
@@ -396,19 +390,19 @@ async def test_a_knowledge_search_is_a_retrieval_span_over_the_files_services_sp
     [served] = [s for s in spans if s.name == search]
     assert (served.service, served.parent_id) == ("files", retrieval.span_id)
     # An attachment is read under a files.read span, the Files service's spans under it.
-    reading = receiver.trace("db" * 16, root="files.read")
+    reading = otlp_receiver.trace("db" * 16, root="files.read")
     [files_read] = [s for s in reading if s.name == "files.read"]
     assert (files_read.kind, files_read.attributes["lgos.file.id"]) == (CLIENT_KIND, note)
     while len([s for s in reading if s.parent_id == files_read.span_id]) < 2:
         assert asyncio.get_running_loop().time() < deadline + 10, sorted(s.name for s in reading)
         await asyncio.sleep(0.1)
-        reading = receiver.trace("db" * 16, root="files.read")
+        reading = otlp_receiver.trace("db" * 16, root="files.read")
     assert sorted(s.name for s in reading if s.parent_id == files_read.span_id) == [
         "GET /v1/files/{file_id}",
         "GET /v1/files/{file_id}/content",
     ]
     # In the request's trace, under the tool that searched, under the run span.
-    spans = receiver.trace("da" * 16, root=ROOT)  # the server span ends last
+    spans = otlp_receiver.trace("da" * 16, root=ROOT)  # the server span ends last
     [lgos_server] = [s for s in spans if s.kind == SERVER_KIND and s.service == "lgos-knowledge"]
     assert lgos_server.parent_id == "a" * 16
     [run] = [s for s in spans if s.name == "invoke_workflow advanced-graph"]
@@ -416,6 +410,6 @@ async def test_a_knowledge_search_is_a_retrieval_span_over_the_files_services_sp
     [tool] = [s for s in spans if s.name == "execute_tool knowledge_search"]
     assert (tool.parent_id, retrieval.parent_id) == (run.span_id, tool.span_id)
     # An attachment is read by graph code outside any tool: under that request's run span.
-    reading = receiver.trace("db" * 16, root=ROOT)
+    reading = otlp_receiver.trace("db" * 16, root=ROOT)
     [reading_run] = [s for s in reading if s.name == "invoke_workflow advanced-graph"]
     assert files_read.parent_id == reading_run.span_id

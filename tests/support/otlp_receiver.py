@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
@@ -137,3 +139,11 @@ class OTLPReceiver:
     def __exit__(self, *exc: object) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+@pytest.fixture(scope="module")
+def otlp_receiver() -> Iterator[OTLPReceiver]:
+    """One receiver per test module (a plugin of the test tree): tests tell their spans apart by
+    trace id."""
+    with OTLPReceiver() as running:
+        yield running

@@ -31,25 +31,19 @@ MODEL = "lgos/simple-graph"
 GATEWAY_CHAT = f"chat {MODEL}"
 
 
-@pytest.fixture(scope="module")
-def receiver() -> Iterator[OTLPReceiver]:
-    with OTLPReceiver() as running:
-        yield running
-
-
 def otlp(receiver: OTLPReceiver) -> dict[str, str]:
     return {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url, "OTEL_BSP_SCHEDULE_DELAY": "100"}
 
 
 @pytest.fixture(scope="module")
 def traced_lgos(
-    offline_model: Server, receiver: OTLPReceiver, tmp_path_factory: pytest.TempPathFactory
+    offline_model: Server, otlp_receiver: OTLPReceiver, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
     """The demo graphs, their model the offline-model in echo mode (answers quote the prompt)."""
     tmp = tmp_path_factory.mktemp("traced-lgos")
     port = free_port()
     env = {
-        **otlp(receiver),
+        **otlp(otlp_receiver),
         "OTEL_SERVICE_NAME": "lgos",
         "LGOS_PORT": str(port),
         "LGOS_STATE_DIR": str(tmp / "state"),
@@ -86,8 +80,8 @@ def gateway(config: Path, env: dict[str, str], name: str) -> Iterator[AsyncOpenA
 
 
 @pytest.fixture(scope="module")
-async def traced(gateway_config: Path, receiver: OTLPReceiver) -> AsyncIterator[AsyncOpenAI]:
-    with gateway(gateway_config, otlp(receiver), "traced") as client:
+async def traced(gateway_config: Path, otlp_receiver: OTLPReceiver) -> AsyncIterator[AsyncOpenAI]:
+    with gateway(gateway_config, otlp(otlp_receiver), "traced") as client:
         async with client:
             yield client
 
@@ -128,7 +122,7 @@ def the_hop(spans: list[ReceivedSpan], caller_span: str) -> tuple[ReceivedSpan, 
 
 
 async def test_a_call_through_the_gateway_is_one_trace_under_the_callers(
-    traced: AsyncOpenAI, receiver: OTLPReceiver
+    traced: AsyncOpenAI, otlp_receiver: OTLPReceiver
 ) -> None:
     caller_trace, caller_span = "1a" * 16, "1b" * 8
     reply = await traced.chat.completions.create(
@@ -137,7 +131,7 @@ async def test_a_call_through_the_gateway_is_one_trace_under_the_callers(
         extra_headers=traceparent(caller_trace, caller_span),
     )
     assert reply.choices[0].message.content
-    spans = one_trace(receiver, caller_trace)
+    spans = one_trace(otlp_receiver, caller_trace)
     assert {s.trace_id for s in spans} == {caller_trace}
     assert {s.service for s in spans} == {"litellm", "lgos"}
     gateway, lgos = the_hop(spans, caller_span)
@@ -154,7 +148,7 @@ async def test_a_call_through_the_gateway_is_one_trace_under_the_callers(
 
 
 async def test_a_streamed_responses_call_is_one_trace_too(
-    traced: AsyncOpenAI, receiver: OTLPReceiver
+    traced: AsyncOpenAI, otlp_receiver: OTLPReceiver
 ) -> None:
     caller_trace, caller_span = "2a" * 16, "2b" * 8
     stream = await traced.responses.create(
@@ -165,13 +159,13 @@ async def test_a_streamed_responses_call_is_one_trace_too(
     )
     events = [event.type async for event in stream]
     assert events[-1] == "response.completed"
-    spans = one_trace(receiver, caller_trace)
+    spans = one_trace(otlp_receiver, caller_trace)
     gateway, lgos = the_hop(spans, caller_span)
     assert gateway.name == lgos.name == "POST /v1/responses"
 
 
 async def test_no_message_content_is_on_the_gateways_spans_by_default(
-    traced: AsyncOpenAI, receiver: OTLPReceiver
+    traced: AsyncOpenAI, otlp_receiver: OTLPReceiver
 ) -> None:
     prompt, instructions = "Tell me about tern-anchor-88", "Be brief, gannet-rule-4"
     reply = await traced.responses.create(
@@ -182,20 +176,20 @@ async def test_no_message_content_is_on_the_gateways_spans_by_default(
     )
     # The echoing model quotes the prompt, so the answer is content too.
     assert "tern-anchor-88" in reply.output_text
-    spans = [s for s in one_trace(receiver, "3a" * 16) if s.service == "litellm"]
+    spans = [s for s in one_trace(otlp_receiver, "3a" * 16) if s.service == "litellm"]
     call = only(spans, "litellm", CLIENT_KIND)
     assert "gen_ai.input.messages" not in call.attributes
     assert "gen_ai.output.messages" not in call.attributes
-    exported = repr([s for s in receiver.spans if s.service == "litellm"])
+    exported = repr([s for s in otlp_receiver.spans if s.service == "litellm"])
     assert "tern-anchor" not in exported
     assert "gannet-rule" not in exported
 
 
 async def test_opting_in_puts_the_messages_on_the_gateways_model_call_span(
-    gateway_config: Path, receiver: OTLPReceiver
+    gateway_config: Path, otlp_receiver: OTLPReceiver
 ) -> None:
     opted_in = {
-        **otlp(receiver),
+        **otlp(otlp_receiver),
         "OTEL_SERVICE_NAME": "litellm-content",
         "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "true",
     }
@@ -207,7 +201,7 @@ async def test_opting_in_puts_the_messages_on_the_gateways_model_call_span(
                 extra_headers=traceparent("4a" * 16, "4b" * 8),
             )
         # Read while the proxy runs: its batch of spans is exported after the answer.
-        spans = one_trace(receiver, "4a" * 16)
+        spans = one_trace(otlp_receiver, "4a" * 16)
     call = only(spans, "litellm-content", CLIENT_KIND)
     # LiteLLM's shape: the OpenAI chat messages as sent and returned, as JSON strings.
     sent = json.loads(call.attributes["gen_ai.input.messages"])
@@ -220,7 +214,7 @@ async def test_opting_in_puts_the_messages_on_the_gateways_model_call_span(
 
 
 async def test_without_otel_variables_the_gateway_traces_nothing(
-    gateway_config: Path, receiver: OTLPReceiver
+    gateway_config: Path, otlp_receiver: OTLPReceiver
 ) -> None:
     """LGOS (traced) continues the caller's own span: the gateway made none and passed the
     caller's ``traceparent`` on; its responses name no span of its own (``traceresponse``)."""
@@ -233,7 +227,7 @@ async def test_without_otel_variables_the_gateway_traces_nothing(
             )
     assert raw.parse().choices[0].message.content
     assert "traceresponse" not in raw.headers
-    spans = receiver.trace("5a" * 16, root="POST /v1/chat/completions")
+    spans = otlp_receiver.trace("5a" * 16, root="POST /v1/chat/completions")
     assert {s.service for s in spans} == {"lgos"}
     assert only(spans, "lgos", SERVER_KIND).parent_id == "5b" * 8
     log = (gateway_config.parent / "untraced.log").read_text()

@@ -3,7 +3,7 @@
 OpenTelemetry's own encoder builds a protobuf message object for every span, attribute and value
 (≈ 35-50 µs a span here), in the exporter's thread, which shares the serving process's
 interpreter lock: a traced request paid for its spans' encoding twice over. This encoder writes
-the same ``ExportTraceServiceRequest`` bytes directly (a few µs a span), remembering the bytes
+the same ``ExportTraceServiceRequest`` bytes directly (≈ 12 µs a span), remembering the bytes
 of attribute keys and of the short string attributes that repeat on every span (operation and
 model names, routes). Its output parses to the message OpenTelemetry's encoder builds; the
 tests hold the two side by side.
@@ -100,7 +100,6 @@ def _attributes(tag: int, attributes: Mapping[str, Any] | None) -> bytes:
     (OpenTelemetry's encoder logs and skips it too)."""
     if not attributes:
         return b""
-    prefix = _SMALL[tag]
     parts = []
     for key, value in attributes.items():
         if type(value) is str and len(value) <= _CACHED_VALUE_CHARS:
@@ -114,7 +113,7 @@ def _attributes(tag: int, attributes: Mapping[str, Any] | None) -> bytes:
                 pair = _key_value(key, value)
             except TypeError:
                 continue
-        parts.append(prefix + _varint(len(pair)) + pair)
+        parts.append(_field(tag, pair))
     return b"".join(parts)
 
 
