@@ -2,7 +2,9 @@
 
 Each graph is two deployments under its one model name (the catalog sync given both upstream
 URLs). The graphs of ``tests.support.process_graphs`` name the process that ran them, so the
-test kills exactly the instance a review paused on.
+test kills exactly the instance a review paused on. It runs with the shipped router settings and
+again with no retries, where only the weighted failover can keep a call off the dead instance:
+without it, each call after the kill would fail one time in two.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
+import yaml
 from openai import AsyncOpenAI
 
 from tests.support.clients import sdk_client
@@ -46,8 +49,10 @@ def instances(postgres_uri: str, tmp_path: Path) -> Iterator[dict[int, Server]]:
         yield found
 
 
-@pytest.fixture
-def gateway(instances: dict[int, Server], tmp_path: Path) -> Iterator[Server]:
+@pytest.fixture(params=["shipped", "no-retries"])
+def gateway(
+    instances: dict[int, Server], tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Server]:
     config = tmp_path / "litellm.yaml"
     upstreams = ",".join(f"{server.url}/v1" for server in instances.values())
     first = next(iter(instances.values()))
@@ -55,15 +60,27 @@ def gateway(instances: dict[int, Server], tmp_path: Path) -> Iterator[Server]:
         *("--lgos-url", first.url, "--upstream-url", upstreams, "--config", str(config))
     )
     assert synced.returncode == 0, synced.stderr
+    if request.param == "no-retries":
+        served = yaml.safe_load(config.read_text())
+        served["router_settings"]["num_retries"] = 0
+        config.write_text(yaml.safe_dump(served))
     env = {"MCP_DEMO_DB_URL": f"{UNUSED}/mcp", "FILES_API_BASE": UNUSED, "FILES_API_KEY": "x"}
     with serve_litellm(config, tmp_path, env) as server:
         yield server
 
 
-async def say(client: AsyncOpenAI, history: list[dict[str, str]], text: str) -> int:
+async def say(
+    client: AsyncOpenAI, history: list[dict[str, str]], text: str, *, stream: bool = False
+) -> int:
     history.append({"role": "user", "content": text})
-    reply = await client.chat.completions.create(model="lgos/serving-process", messages=history)
-    content = reply.choices[0].message.content or ""
+    if stream:
+        chunks = await client.chat.completions.create(
+            model="lgos/serving-process", messages=history, stream=True
+        )
+        content = "".join([c.choices[0].delta.content or "" async for c in chunks if c.choices])
+    else:
+        reply = await client.chat.completions.create(model="lgos/serving-process", messages=history)
+        content = reply.choices[0].message.content or ""
     history.append({"role": "assistant", "content": content})
     (pid,) = pids(content)
     return pid
@@ -82,8 +99,9 @@ async def test_the_conversation_and_the_review_go_on_when_one_instance_dies(
         (survivor,) = set(instances) - {asked_in}
         os.kill(asked_in, signal.SIGKILL)
         instances[asked_in].process.wait()
-        for turn in range(4):  # each pick may land on the dead deployment first
-            assert await say(client, history, f"And now? {turn}") == survivor
+        for turn in range(6):  # each first pick may land on the dead deployment
+            streamed = turn % 2 == 1
+            assert await say(client, history, f"And now? {turn}", stream=streamed) == survivor
         done = await client.responses.create(
             model="lgos/process-review",
             previous_response_id=paused.id,
