@@ -366,6 +366,7 @@ def span_costs(count: int = SPAN_COST_SPANS) -> list[tuple[str, float]]:
         SpanExportResult,
     )
     from opentelemetry.trace import SpanKind
+    from service_kit.lean_spans import LeanTracer
     from service_kit.otlp_encoding import encode_spans as lean_encode_spans
 
     class Keep(SpanExporter):
@@ -376,8 +377,8 @@ def span_costs(count: int = SPAN_COST_SPANS) -> list[tuple[str, float]]:
             self.spans += spans
             return SpanExportResult.SUCCESS
 
-    def per_span(provider: TracerProvider) -> float:
-        tracer = provider.get_tracer("bench")
+    def per_span(provider: TracerProvider, lean: bool = False) -> float:
+        tracer = LeanTracer("bench", provider) if lean else provider.get_tracer("bench")
         started = time.perf_counter()
         for _ in range(count):
             with tracer.start_as_current_span(
@@ -401,14 +402,25 @@ def span_costs(count: int = SPAN_COST_SPANS) -> list[tuple[str, float]]:
         provider.shutdown()
         return elapsed / count * 1e6
 
-    batched = TracerProvider()
-    batched.add_span_processor(BatchSpanProcessor(Keep(), max_queue_size=count))
+    def batched() -> TracerProvider:
+        provider = TracerProvider()
+        provider.add_span_processor(BatchSpanProcessor(Keep(), max_queue_size=count))
+        return provider
+
     kept = Keep()
     keeping = TracerProvider()
     keeping.add_span_processor(SimpleSpanProcessor(kept))
     costs = [
-        ("start, fill and end (the SDK, no processor)", per_span(TracerProvider())),
-        ("the same, handed to a batch processor (the request path)", per_span(batched)),
+        ("start, fill and end (the SDK's span, no processor)", per_span(TracerProvider())),
+        ("the same, handed to a batch processor", per_span(batched())),
+        (
+            "start, fill and end (service_kit's lean span, no processor)",
+            per_span(TracerProvider(), lean=True),
+        ),
+        (
+            "the same, handed to a batch processor (the request path)",
+            per_span(batched(), lean=True),
+        ),
     ]
     per_span(keeping)  # only for the spans it keeps: the encoders' input
     started = time.perf_counter()

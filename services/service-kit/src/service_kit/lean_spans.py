@@ -1,0 +1,308 @@
+"""First-party spans without the OpenTelemetry SDK span's per-span bookkeeping.
+
+A served request makes three spans of its own (the server span, ``invoke_workflow``, ``chat``).
+The SDK's span allocates three locks and three bounded containers for each, cleans every
+attribute value through generic type checks, copies itself into a ``ReadableSpan`` when it ends
+and asks the sampler through several layers: ≈ 23 µs a span on the benchmark machine, most of
+what tracing costs a do-nothing request. :class:`LeanTracer` makes the same spans from the same
+parts of the installed SDK provider (its sampler, id generator, resource, span limits and span
+processors), so every ``OTEL_*`` setting and every exporter applies unchanged; only the span
+object is leaner:
+
+- attributes live in a plain dict: values of the plain types are stored as they are, anything
+  else goes through the SDK's own cleaning, and the span limits (count, string length) apply as
+  the SDK applies them (the oldest attribute makes way);
+- events and links get their bounded containers only when a span has some;
+- the span hands itself to the processors when it ends (nothing changes it afterwards).
+
+The span is a subclass of the SDK's, so exporters, processors and ``ReadableSpan`` readers see
+the type they expect. Like the SDK span it may be read from the exporter's thread; unlike it, it
+takes no lock to be written: a span is written by the request that made it, and CPython's dict
+operations are atomic. When the installed provider is not the SDK's (none, or another
+implementation), spans are that provider's.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, nullcontext
+from time import time_ns
+from types import NoneType
+from typing import Any, cast
+
+from opentelemetry import trace
+from opentelemetry.attributes import _clean_attribute_value
+from opentelemetry.context import Context
+from opentelemetry.sdk import trace as sdk_trace
+from opentelemetry.sdk.trace.sampling import Decision
+from opentelemetry.sdk.util import BoundedList
+from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode, TraceFlags
+from opentelemetry.util import types
+
+logger = logging.getLogger(__name__)
+
+_PLAIN = frozenset({bool, int, float, bytes, NoneType})
+"""Attribute value types the SDK stores unchanged (``str`` too, within the length limit)."""
+_SAMPLED = TraceFlags(TraceFlags.SAMPLED)
+_UNSAMPLED = TraceFlags(TraceFlags.DEFAULT)
+_UNSET = Status(StatusCode.UNSET)
+
+
+class LeanSpan(sdk_trace.Span):
+    """An SDK span made and filled with less work; see the module's docstring."""
+
+    # The SDK's methods kept here (update_name, set_status) hold the span's lock while they
+    # check that it has not ended; a shared no-op stands in for a lock per span.
+    _lock = nullcontext()  # type: ignore[assignment]  # entered and left, never acquired
+
+    def __init__(
+        self,
+        name: str,
+        context: SpanContext,
+        parent: SpanContext | None,
+        tracer: sdk_trace.Tracer,
+        kind: SpanKind,
+        attributes: types.Attributes,
+        links: Sequence[Link],
+        record_exception: bool,
+        set_status_on_exception: bool,
+        record_end_metrics: Any,
+    ) -> None:
+        # The SDK span's constructor is skipped on purpose: every field its methods and
+        # ReadableSpan's read is set here, without its locks and empty bounded containers.
+        self._name = name
+        self._context = context
+        self._parent = parent
+        self._kind = kind
+        self._resource = tracer.resource
+        self._instrumentation_info = tracer.instrumentation_info
+        self._instrumentation_scope = tracer._instrumentation_scope
+        self._sampler = tracer.sampler
+        self._trace_config = None
+        self._span_processor = tracer.span_processor
+        limits = tracer._span_limits
+        self._limits = limits
+        self._max_attributes = limits.max_span_attributes
+        self._max_length = limits.max_span_attribute_length
+        self._record_exception = record_exception
+        self._set_status_on_exception = set_status_on_exception
+        self._record_end_metrics = record_end_metrics
+        self._status = _UNSET
+        self._start_time: int | None = None
+        self._end_time: int | None = None
+        self._attributes: dict[str, types.AnyValue] = {}
+        self._dropped_attributes = 0
+        self._events: Sequence[sdk_trace.Event] = ()
+        self._links = self._new_links(links) if links else ()
+        if attributes:
+            self._set_all(attributes)
+
+    @property
+    def dropped_attributes(self) -> int:
+        return self._dropped_attributes
+
+    def _put(self, key: str, value: types.AnyValue) -> None:
+        """Store one cleaned value as the SDK's bounded attributes would."""
+        found = self._attributes
+        if key in found:
+            del found[key]
+        elif self._max_attributes is not None and len(found) >= self._max_attributes:
+            self._dropped_attributes += 1
+            if not found:
+                return
+            logger.warning("Span attributes are full: the oldest makes way for a new one.")
+            del found[next(iter(found))]
+        found[key] = value
+
+    def _plain(self, value: object) -> bool:
+        kind = type(value)
+        if kind is str:
+            return self._max_length is None or len(value) <= self._max_length  # type: ignore[arg-type]
+        return kind in _PLAIN
+
+    def _set_all(self, attributes: Mapping[str, types.AnyValue]) -> None:
+        for key, value in attributes.items():
+            if type(key) is str and key and self._plain(value):
+                self._put(key, value)
+                continue
+            # The SDK's rules for anything else, as its set_attributes applies them (keys
+            # converted to str where they can be, sequences to tuples, invalid values dropped).
+            cleaned = _clean_attribute_value({key: value}, self._max_length)
+            self._dropped_attributes += 1 - len(cleaned)
+            for cleaned_key, cleaned_value in cleaned.items():
+                self._put(cleaned_key, cleaned_value)
+
+    def set_attributes(self, attributes: Mapping[str, types.AnyValue]) -> None:
+        if self._end_time is not None:
+            logger.warning("Setting attribute on ended span.")
+            return
+        self._set_all(attributes)
+
+    def set_attribute(self, key: str, value: types.AnyValue) -> None:
+        if self._end_time is not None:
+            logger.warning("Setting attribute on ended span.")
+            return
+        if not key or not isinstance(key, str):
+            logger.warning("Invalid attribute key %r: dropped.", key)
+            self._dropped_attributes += 1
+            return
+        if self._max_attributes == 0:
+            self._dropped_attributes += 1
+            return
+        self._put(
+            key, value if self._plain(value) else _clean_attribute_value(value, self._max_length)
+        )
+
+    def _add_event(self, event: sdk_trace.EventBase) -> None:
+        if self._end_time is not None:
+            logger.warning("Calling add_event() on an ended span.")
+            return
+        if not isinstance(self._events, BoundedList):
+            self._events = BoundedList(self._limits.max_events)
+        self._events.append(cast(sdk_trace.Event, event))
+
+    def _add_link(self, link: Link) -> None:
+        if self._end_time is not None:
+            logger.warning("Calling add_link() on an ended span.")
+            return
+        if not isinstance(self._links, BoundedList):
+            self._links = BoundedList(self._limits.max_links)
+        self._links.append(link)
+
+    def start(self, start_time: int | None = None, parent_context: Context | None = None) -> None:
+        if self._start_time is not None:
+            logger.warning("Calling start() on a started span.")
+            return
+        self._start_time = start_time if start_time is not None else time_ns()
+        self._span_processor.on_start(self, parent_context=parent_context)
+
+    def end(self, end_time: int | None = None) -> None:
+        if self._start_time is None:
+            raise RuntimeError("Calling end() on a not started span.")
+        if self._end_time is not None:
+            logger.warning("Calling end() on an ended span.")
+            return
+        self._end_time = end_time if end_time is not None else time_ns()
+        if self._record_end_metrics:
+            self._record_end_metrics()
+        self._span_processor._on_ending(self)
+        # The span itself is the readable span: nothing changes it once it has ended.
+        self._span_processor.on_end(self)
+
+
+class LeanTracer(trace.Tracer):
+    """A tracer making :class:`LeanSpan` from the parts of an SDK provider: ``provider``, or
+    else the global one, followed as OpenTelemetry's proxy tracer follows it. Under a provider
+    that is not the SDK's (none yet, or another implementation) each call goes to that
+    provider's own tracer."""
+
+    def __init__(self, name: str, provider: trace.TracerProvider | None = None) -> None:
+        self._name = name
+        self._fixed = provider
+        self._provider: trace.TracerProvider | None = None
+        self._tracer: trace.Tracer = trace.NoOpTracer()
+        self._sdk: sdk_trace.Tracer | None = None
+
+    def _bind(self) -> sdk_trace.Tracer | None:
+        provider = self._fixed or trace.get_tracer_provider()
+        if provider is not self._provider:
+            self._tracer = provider.get_tracer(self._name)
+            # Exactly the SDK's tracer: a subclass may make its spans differently.
+            self._sdk = self._tracer if type(self._tracer) is sdk_trace.Tracer else None
+            self._provider = provider
+        return self._sdk
+
+    def start_span(
+        self,
+        name: str,
+        context: Context | None = None,
+        kind: SpanKind = SpanKind.INTERNAL,
+        attributes: types.Attributes = None,
+        links: Sequence[Link] | None = (),
+        start_time: int | None = None,
+        record_exception: bool = True,
+        set_status_on_exception: bool = True,
+    ) -> trace.Span:
+        tracer = self._bind()
+        if tracer is None:
+            return self._tracer.start_span(
+                name,
+                context,
+                kind,
+                attributes,
+                links,
+                start_time,
+                record_exception,
+                set_status_on_exception,
+            )
+        links = links or ()
+        parent: SpanContext | None = trace.get_current_span(context).get_span_context()
+        if not tracer._is_enabled():
+            return trace.NonRecordingSpan(parent or trace.INVALID_SPAN_CONTEXT)
+        if parent is None or not parent.is_valid:
+            parent = None
+            trace_id = tracer.id_generator.generate_trace_id()
+            random_trace_id = tracer.id_generator.is_trace_id_random()
+        else:
+            trace_id = parent.trace_id
+            random_trace_id = parent.trace_flags.random_trace_id
+        sampled = tracer.sampler.should_sample(context, trace_id, name, kind, attributes, links)
+        flags = _SAMPLED if sampled.decision is Decision.RECORD_AND_SAMPLE else _UNSAMPLED
+        if random_trace_id:
+            flags = TraceFlags(flags | TraceFlags.RANDOM_TRACE_ID)
+        span_context = SpanContext(
+            trace_id,
+            tracer.id_generator.generate_span_id(),
+            is_remote=False,
+            trace_flags=flags,
+            trace_state=sampled.trace_state,
+        )
+        record_end_metrics = tracer._tracer_metrics.start_span(parent, sampled.decision)
+        if sampled.decision is Decision.DROP:
+            return trace.NonRecordingSpan(span_context)
+        span = LeanSpan(
+            name,
+            span_context,
+            parent,
+            tracer,
+            kind,
+            sampled.attributes,
+            links,
+            record_exception,
+            set_status_on_exception,
+            record_end_metrics,
+        )
+        span.start(start_time, parent_context=context)
+        return span
+
+    @contextmanager
+    def start_as_current_span(  # type: ignore[override]
+        self,
+        name: str,
+        context: Context | None = None,
+        kind: SpanKind = SpanKind.INTERNAL,
+        attributes: types.Attributes = None,
+        links: Sequence[Link] | None = (),
+        start_time: int | None = None,
+        record_exception: bool = True,
+        set_status_on_exception: bool = True,
+        end_on_exit: bool = True,
+    ) -> Iterator[trace.Span]:
+        span = self.start_span(
+            name,
+            context,
+            kind,
+            attributes,
+            links,
+            start_time,
+            record_exception,
+            set_status_on_exception,
+        )
+        with trace.use_span(
+            span,
+            end_on_exit=end_on_exit,
+            record_exception=record_exception,
+            set_status_on_exception=set_status_on_exception,
+        ) as current:
+            yield current

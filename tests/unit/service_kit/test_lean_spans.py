@@ -1,0 +1,230 @@
+"""First-party spans made by the lean tracer against the SDK's own: the same operations on a span
+from each, under the same provider and span limits, end in the same exported span (name, kind,
+parent, attributes with the SDK's cleaning and limits, events, links, status, drop counts). The
+provider's sampler decides as for the SDK's spans, and a provider that is not the SDK's makes
+its own spans."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from opentelemetry import trace
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ParentBased, TraceIdRatioBased
+from opentelemetry.trace import Link, SpanContext, SpanKind, StatusCode, TraceFlags
+from service_kit.lean_spans import LeanSpan, LeanTracer
+
+
+class Opaque:
+    """A value OpenTelemetry cannot represent (no string form of its own)."""
+
+
+class Named:
+    def __str__(self) -> str:
+        return "named"
+
+
+KEYS = st.one_of(st.sampled_from(["a", "b", "c", "d", ""]), st.text(max_size=3), st.integers(0, 3))
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=12),
+    st.binary(max_size=4),
+)
+VALUES = st.one_of(
+    SCALARS,
+    st.lists(st.one_of(st.integers(), st.text(max_size=8)), max_size=3),
+    st.lists(st.text(max_size=8), max_size=3).map(tuple),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+    st.just(Opaque()),
+    st.just(Named()),
+)
+MAPPINGS = st.dictionaries(KEYS, VALUES, max_size=4)
+LIMIT = st.one_of(st.integers(0, 4), st.just(SpanLimits.UNSET))
+CONTEXT = SpanContext(0x5CE, 0xA1, is_remote=True, trace_flags=TraceFlags(TraceFlags.SAMPLED))
+OPERATIONS = st.lists(
+    st.one_of(
+        st.tuples(st.just("set_attribute"), KEYS, VALUES),
+        st.tuples(st.just("set_attributes"), MAPPINGS),
+        st.tuples(st.just("add_event"), st.text(max_size=4), MAPPINGS),
+        st.tuples(st.just("add_link"), MAPPINGS),
+        st.tuples(
+            st.just("set_status"),
+            st.sampled_from(list(StatusCode)),
+            st.none() | st.text(max_size=6),
+        ),
+        st.tuples(st.just("update_name"), st.text(max_size=6)),
+        st.tuples(st.just("record_exception"), st.text(max_size=6)),
+        st.tuples(st.just("end")),
+    ),
+    max_size=10,
+)
+
+
+def provider(
+    limits: SpanLimits, sampler: Any = None
+) -> tuple[TracerProvider, InMemorySpanExporter]:
+    exporter = InMemorySpanExporter()
+    made = TracerProvider(
+        sampler=sampler, resource=Resource({"service.name": "t"}), span_limits=limits
+    )
+    made.add_span_processor(SimpleSpanProcessor(exporter))
+    return made, exporter
+
+
+def apply(span: trace.Span, operations: list[tuple[Any, ...]]) -> None:
+    for name, *arguments in operations:
+        if name == "record_exception":
+            span.record_exception(ValueError(arguments[0]))
+        elif name == "add_link":
+            span.add_link(CONTEXT, arguments[0])
+        elif name == "end":
+            span.end()
+        else:
+            getattr(span, name)(*arguments)
+    span.end()
+
+
+def seen(span: ReadableSpan) -> dict[str, Any]:
+    """What an exporter reads of a span, but for its own ids and times."""
+    return {
+        "name": span.name,
+        "kind": span.kind,
+        "parent": span.parent,
+        "attributes": dict(span.attributes or {}),
+        "dropped_attributes": span.dropped_attributes,
+        "events": [
+            (event.name, dict(event.attributes or {}), event.dropped_attributes)
+            for event in span.events
+        ],
+        "dropped_events": span.dropped_events,
+        "links": [
+            (link.context, dict(link.attributes or {}), link.dropped_attributes)
+            for link in span.links
+        ],
+        "dropped_links": span.dropped_links,
+        "status": (span.status.status_code, span.status.description),
+        "resource": span.resource.attributes,
+        "scope": span.instrumentation_scope,
+        "sampled": span.context.trace_flags.sampled if span.context else None,
+        "trace": span.context.trace_id if span.context else None,
+        "ended": span.end_time is not None and span.start_time is not None,
+    }
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    attributes=MAPPINGS,
+    links=st.lists(MAPPINGS, max_size=2),
+    operations=OPERATIONS,
+    kind=st.sampled_from(list(SpanKind)),
+    limits=st.builds(
+        SpanLimits,
+        max_span_attributes=LIMIT,
+        max_span_attribute_length=LIMIT,
+        max_events=LIMIT,
+        max_links=LIMIT,
+        max_event_attributes=LIMIT,
+        max_link_attributes=LIMIT,
+    ),
+)
+def test_a_lean_span_exports_what_the_sdks_span_exports(
+    attributes: dict[Any, Any],
+    links: list[dict[Any, Any]],
+    operations: list[tuple[Any, ...]],
+    kind: SpanKind,
+    limits: SpanLimits,
+) -> None:
+    made, exporter = provider(limits)
+    parent = trace.set_span_in_context(trace.NonRecordingSpan(CONTEXT))
+    for tracer in (made.get_tracer("lgos"), LeanTracer("lgos", made)):
+        span = tracer.start_span(
+            "chat model",
+            context=parent,
+            kind=kind,
+            attributes=attributes,
+            links=[Link(CONTEXT, found) for found in links],
+        )
+        apply(span, operations)
+    sdk, lean = exporter.get_finished_spans()
+    assert isinstance(lean, LeanSpan) and not isinstance(sdk, LeanSpan)
+    assert seen(lean) == seen(sdk)
+
+
+def test_spans_of_a_request_nest_and_end_in_order() -> None:
+    made, exporter = provider(SpanLimits())
+    tracer = LeanTracer("lgos", made)
+    with tracer.start_as_current_span("POST /v1/responses", kind=SpanKind.SERVER) as server:
+        with tracer.start_as_current_span("invoke_workflow g") as run:
+            tracer.start_span("chat m", attributes={"gen_ai.operation.name": "chat"}).end()
+        assert trace.get_current_span() is server
+    chat, workflow, request = exporter.get_finished_spans()
+    assert [chat.name, workflow.name] == ["chat m", "invoke_workflow g"]
+    assert request.name == "POST /v1/responses"
+    assert chat.parent == run.get_span_context() and workflow.parent == server.get_span_context()
+    assert request.parent is None
+    assert len({chat.context.trace_id, workflow.context.trace_id, request.context.trace_id}) == 1
+    assert not server.is_recording()
+    server.set_attribute("late", 1)  # ignored once ended, as the SDK's span ignores it
+    assert "late" not in (request.attributes or {})
+
+
+def test_an_exception_leaving_the_block_marks_the_span_as_the_sdk_does() -> None:
+    made, exporter = provider(SpanLimits())
+    for tracer in (made.get_tracer("lgos"), LeanTracer("lgos", made)):
+        try:
+            with tracer.start_as_current_span("failing"):
+                raise RuntimeError("boom")
+        except RuntimeError:
+            pass
+    sdk, lean = exporter.get_finished_spans()
+    assert (lean.status.status_code, lean.status.description) == (
+        sdk.status.status_code,
+        sdk.status.description,
+    )
+    assert [e.name for e in lean.events] == [e.name for e in sdk.events] == ["exception"]
+
+
+def test_the_providers_sampler_decides_as_for_the_sdks_spans() -> None:
+    made, _ = provider(SpanLimits(), sampler=TraceIdRatioBased(0.5))
+    sdk, lean = made.get_tracer("lgos"), LeanTracer("lgos", made)
+    decisions = set()
+    for trace_id in range(1, 2**64, 2**58 + 12345):
+        remote = SpanContext(trace_id, 1, is_remote=True)
+        parent = trace.set_span_in_context(trace.NonRecordingSpan(remote))
+        both = [t.start_span("s", context=parent) for t in (sdk, lean)]
+        flags = [span.get_span_context().trace_flags.sampled for span in both]
+        recording = [span.is_recording() for span in both]
+        assert flags[0] == flags[1] and recording[0] == recording[1]
+        assert all(span.get_span_context().trace_id == trace_id for span in both)
+        decisions.add(flags[0])
+        for span in both:
+            span.end()
+    assert decisions == {True, False}  # the ratio decided both ways
+
+
+def test_an_unsampled_span_is_not_recorded_and_keeps_its_context() -> None:
+    made, exporter = provider(SpanLimits(), sampler=ParentBased(ALWAYS_OFF))
+    tracer = LeanTracer("lgos", made)
+    root = tracer.start_span("dropped")
+    assert not root.is_recording() and root.get_span_context().is_valid
+    assert not root.get_span_context().trace_flags.sampled
+    parent = trace.set_span_in_context(trace.NonRecordingSpan(CONTEXT))
+    child = tracer.start_span("kept", context=parent)
+    assert child.is_recording() and child.get_span_context().trace_id == CONTEXT.trace_id
+    root.end()
+    child.end()
+    assert [span.name for span in exporter.get_finished_spans()] == ["kept"]
+
+
+def test_a_provider_that_is_not_the_sdks_makes_its_own_spans() -> None:
+    tracer = LeanTracer("lgos", trace.NoOpTracerProvider())
+    span = tracer.start_span("s")
+    assert not isinstance(span, LeanSpan) and not span.is_recording()
