@@ -43,7 +43,8 @@ from opentelemetry.util import types
 logger = logging.getLogger(__name__)
 
 _PLAIN = frozenset({bool, int, float, bytes, NoneType})
-"""Attribute value types the SDK stores unchanged (``str`` too, within the length limit)."""
+"""Attribute value types the SDK stores unchanged (``str`` too, within the length limit, and
+tuples of these)."""
 _SAMPLED = TraceFlags(TraceFlags.SAMPLED)
 _UNSAMPLED = TraceFlags(TraceFlags.DEFAULT)
 _UNSET = Status(StatusCode.UNSET)
@@ -119,6 +120,8 @@ class LeanSpan(sdk_trace.Span):
         kind = type(value)
         if kind is str:
             return self._max_length is None or len(value) <= self._max_length  # type: ignore[arg-type]
+        if kind is tuple:  # the SDK would rebuild it item by item, equal
+            return all(self._plain(item) for item in value)  # type: ignore[attr-defined]
         return kind in _PLAIN
 
     def _set_all(self, attributes: Mapping[str, types.AnyValue]) -> None:
