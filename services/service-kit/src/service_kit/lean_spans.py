@@ -150,9 +150,6 @@ class LeanSpan(sdk_trace.Span):
             logger.warning("Invalid attribute key %r: dropped.", key)
             self._dropped_attributes += 1
             return
-        if self._max_attributes == 0:
-            self._dropped_attributes += 1
-            return
         self._put(
             key, value if self._plain(value) else _clean_attribute_value(value, self._max_length)
         )
@@ -209,6 +206,8 @@ class LeanTracer(trace.Tracer):
 
     def _bind(self) -> sdk_trace.Tracer | None:
         provider = self._fixed or trace.get_tracer_provider()
+        # Looked up once per provider: the SDK's get_tracer builds its scope objects and touches
+        # the warnings filters on every call (≈ 20 µs).
         if provider is not self._provider:
             self._tracer = provider.get_tracer(self._name)
             # Exactly the SDK's tracer: a subclass may make its spans differently.
