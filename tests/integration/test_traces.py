@@ -11,6 +11,7 @@ tool calls run in parallel.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -18,6 +19,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+from langchain_core.callbacks import CallbackManager
+from langchain_core.outputs import LLMResult
 from langchain_core.runnables import RunnableConfig
 from lgos.runtime.metering import RunMeter
 from lgos.runtime.usage import RunObserver
@@ -249,4 +252,34 @@ def test_spans_ride_on_the_run_observer_one_handler_per_streamed_token(
     assert observer.ignore_chain and observer.ignore_agent  # untraced: no chain or tool events
     with RunMeter("simple-graph", config):
         assert config["callbacks"] == [observer]
-        assert not observer.ignore_chain and not observer.ignore_agent
+        assert not observer.ignore_agent
+        # Chain events only while a tool's span is open (the next test shows why then).
+        assert observer.ignore_chain
+
+
+def test_a_model_under_a_chain_inside_a_tool_is_the_tools_child_even_out_of_its_context(
+    spans: InMemorySpanExporter,
+) -> None:
+    spans.clear()
+    observer = RunObserver()
+    config: RunnableConfig = {"callbacks": [observer], "metadata": {}}
+    with RunMeter("simple-graph", config):
+        manager = CallbackManager.configure(inheritable_callbacks=[observer])
+        graph = manager.on_chain_start({}, {})
+        assert observer.ignore_chain
+        tool = graph.get_child().on_tool_start({"name": "lookup"}, "query")
+        assert not observer.ignore_chain
+        inner = tool.get_child().on_chain_start({}, {})
+        # Started where the tool's span is not current (a fresh context, as a thread or a task
+        # made before the tool started would be): only the chain's record leads to the tool.
+        [model] = contextvars.Context().run(
+            inner.get_child().on_chat_model_start, {}, [[]], invocation_params={"model": "m"}
+        )
+        model.on_llm_end(LLMResult(generations=[[]]))
+        inner.on_chain_end({})
+        tool.on_tool_end("found")
+        assert observer.ignore_chain
+        graph.on_chain_end({})
+    named = tree(spans.get_finished_spans())
+    [chat], [lookup] = named["chat m"], named["execute_tool lookup"]
+    assert parent_of(chat) == lookup.context.span_id

@@ -39,7 +39,8 @@ class RunObserver(BaseCallbackHandler):
 
     @property
     def ignore_chain(self) -> bool:
-        return self._spans is None
+        # Asked by LangChain at each chain event: the recorder wants them only some of the time.
+        return self._spans is None or self._spans.ignore_chain
 
     @property
     def ignore_agent(self) -> bool:  # LangChain's switch for tool events
