@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from opentelemetry import trace
@@ -16,7 +17,15 @@ from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ParentBased, TraceIdRatioBased
-from opentelemetry.trace import Link, SpanContext, SpanKind, StatusCode, TraceFlags
+from opentelemetry.trace import (
+    Link,
+    NonRecordingSpan,
+    SpanContext,
+    SpanKind,
+    StatusCode,
+    TraceFlags,
+    TraceState,
+)
 from service_kit.lean_spans import LeanSpan, LeanTracer
 
 
@@ -208,6 +217,36 @@ def test_the_providers_sampler_decides_as_for_the_sdks_spans() -> None:
         for span in both:
             span.end()
     assert decisions == {True, False}  # the ratio decided both ways
+
+
+@pytest.mark.parametrize("state", [TraceState(), TraceState([("vendor", "v1")])])
+def test_the_default_sampler_decides_for_lean_spans_as_for_the_sdks(state: TraceState) -> None:
+    made, exporter = provider(SpanLimits())  # OTEL_TRACES_SAMPLER unset: parentbased_always_on
+    sdk, lean = made.get_tracer("lgos"), LeanTracer("lgos", made)
+    parents: list[SpanContext | None] = [None]
+    for remote in (True, False):
+        for flags in (TraceFlags.DEFAULT, TraceFlags.SAMPLED):
+            parents.append(SpanContext(7, 9, remote, TraceFlags(flags), state))
+    for parent in parents:
+        context = None if parent is None else trace.set_span_in_context(NonRecordingSpan(parent))
+        both = [t.start_span("s", context=context, attributes={"k": 1}) for t in (sdk, lean)]
+        made_contexts = [span.get_span_context() for span in both]
+        assert [span.is_recording() for span in both] == [
+            parent is None or parent.trace_flags.sampled
+        ] * 2
+        assert made_contexts[0].trace_flags == made_contexts[1].trace_flags
+        assert made_contexts[0].trace_state == made_contexts[1].trace_state
+        if parent is not None:
+            assert made_contexts[1].trace_id == parent.trace_id
+        for span in both:
+            span.end()
+    assert lean._parent_based_on  # the lean tracer's shortcut decided, not the sampler
+    exported = exporter.get_finished_spans()
+    assert len(exported) == 6  # no parent, and the two sampled ones: an SDK and a lean span each
+    for sdk_span, lean_span in zip(exported[::2], exported[1::2], strict=True):
+        assert isinstance(lean_span, LeanSpan)
+        # A root span's trace id is new for each; the rest must match.
+        assert {**seen(lean_span), "trace": None} == {**seen(sdk_span), "trace": None}
 
 
 def test_an_unsampled_span_is_not_recorded_and_keeps_its_context() -> None:

@@ -29,15 +29,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from time import time_ns
 from types import NoneType
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from opentelemetry import trace
 from opentelemetry.attributes import _clean_attribute_value
 from opentelemetry.context import Context
 from opentelemetry.sdk import trace as sdk_trace
-from opentelemetry.sdk.trace.sampling import Decision
+from opentelemetry.sdk.trace.sampling import DEFAULT_ON, Decision, ParentBased, SamplingResult
 from opentelemetry.sdk.util import BoundedList
 from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode, TraceFlags
+from opentelemetry.trace.span import TraceState
 from opentelemetry.util import types
 
 logger = logging.getLogger(__name__)
@@ -48,6 +49,15 @@ tuples of these)."""
 _SAMPLED = TraceFlags(TraceFlags.SAMPLED)
 _UNSAMPLED = TraceFlags(TraceFlags.DEFAULT)
 _UNSET = Status(StatusCode.UNSET)
+_PARENT_BASED_ON: str = DEFAULT_ON.get_description()  # type: ignore[no-untyped-call]
+
+
+class _Sampled(NamedTuple):
+    """What a sampler's result tells a new span."""
+
+    decision: Decision
+    attributes: types.Attributes
+    trace_state: TraceState | None
 
 
 class LeanSpan(sdk_trace.Span):
@@ -125,9 +135,23 @@ class LeanSpan(sdk_trace.Span):
         return kind in _PLAIN
 
     def _set_all(self, attributes: Mapping[str, types.AnyValue]) -> None:
+        found, limit, length = self._attributes, self._max_attributes, self._max_length
         for key, value in attributes.items():
-            if type(key) is str and key and self._plain(value):
-                self._put(key, value)
+            kind = type(value)
+            if (
+                type(key) is str
+                and key
+                and (
+                    kind in _PLAIN
+                    or (kind is str and (length is None or len(value) <= length))  # type: ignore[arg-type]
+                    or (kind is tuple and self._plain(value))
+                )
+            ):
+                # _put's rule, written out for the usual case: a new key with room left.
+                if key not in found and (limit is None or len(found) < limit):
+                    found[key] = value
+                else:
+                    self._put(key, value)
                 continue
             # The SDK's rules for anything else, as its set_attributes applies them (keys
             # converted to str where they can be, sequences to tuples, invalid values dropped).
@@ -203,6 +227,8 @@ class LeanTracer(trace.Tracer):
         self._provider: trace.TracerProvider | None = None
         self._tracer: trace.Tracer = trace.NoOpTracer()
         self._sdk: sdk_trace.Tracer | None = None
+        self._parent_based_on = False
+        """The provider samples as the SDK does by default (``parentbased_always_on``)."""
 
     def _bind(self) -> sdk_trace.Tracer | None:
         provider = self._fixed or trace.get_tracer_provider()
@@ -212,6 +238,10 @@ class LeanTracer(trace.Tracer):
             self._tracer = provider.get_tracer(self._name)
             # Exactly the SDK's tracer: a subclass may make its spans differently.
             self._sdk = self._tracer if type(self._tracer) is sdk_trace.Tracer else None
+            sampler = getattr(self._tracer, "sampler", None)
+            self._parent_based_on = (
+                type(sampler) is ParentBased and sampler.get_description() == _PARENT_BASED_ON  # type: ignore[no-untyped-call]
+            )
             self._provider = provider
         return self._sdk
 
@@ -249,7 +279,18 @@ class LeanTracer(trace.Tracer):
         else:
             trace_id = parent.trace_id
             random_trace_id = parent.trace_flags.random_trace_id
-        sampled = tracer.sampler.should_sample(context, trace_id, name, kind, attributes, links)
+        sampled: _Sampled | SamplingResult
+        if self._parent_based_on:
+            # ParentBased(ALWAYS_ON)'s decision, made without its two context lookups and
+            # result object: the parent's, else sampled; the parent's trace state.
+            on = parent is None or parent.trace_flags.sampled
+            sampled = _Sampled(
+                Decision.RECORD_AND_SAMPLE if on else Decision.DROP,
+                attributes if on else None,
+                parent.trace_state if parent is not None else None,
+            )
+        else:
+            sampled = tracer.sampler.should_sample(context, trace_id, name, kind, attributes, links)
         flags = _SAMPLED if sampled.decision is Decision.RECORD_AND_SAMPLE else _UNSAMPLED
         if random_trace_id:
             flags = TraceFlags(flags | TraceFlags.RANDOM_TRACE_ID)

@@ -30,7 +30,8 @@ _KIND = {kind: _SMALL[kind.value + 1] for kind in SpanKind}
 _HAS_IS_REMOTE, _IS_REMOTE = 0x100, 0x200
 
 _KEY_CACHE: dict[str, bytes] = {}
-_PAIR_CACHE: dict[tuple[str, str], bytes] = {}
+_PAIR_CACHE: dict[tuple[int, str, str], bytes] = {}
+_NAME_CACHE: dict[str, bytes] = {}
 _CACHE_LIMIT = 4096
 """Entries each cache keeps; it starts over when full (keys and repeated short strings fit)."""
 _CACHED_VALUE_CHARS = 64
@@ -102,12 +103,17 @@ def _attributes(tag: int, attributes: Mapping[str, Any] | None) -> bytes:
         return b""
     parts = []
     for key, value in attributes.items():
-        if type(value) is str and len(value) <= _CACHED_VALUE_CHARS:
-            pair = _PAIR_CACHE.get((key, value))
-            if pair is None:
+        kind = type(value)
+        if kind is str and len(value) <= _CACHED_VALUE_CHARS:
+            field = _PAIR_CACHE.get((tag, key, value))
+            if field is None:
                 if len(_PAIR_CACHE) >= _CACHE_LIMIT:
                     _PAIR_CACHE.clear()
-                pair = _PAIR_CACHE[(key, value)] = _key_value(key, value)
+                field = _PAIR_CACHE[(tag, key, value)] = _field(tag, _key_value(key, value))
+            parts.append(field)
+            continue
+        if kind is int and 0 <= value < 0x80:  # token counts, status codes: the usual ints
+            pair = _key(key) + b"\x12\x02\x18" + _SMALL[value]
         else:
             try:
                 pair = _key_value(key, value)
@@ -117,9 +123,13 @@ def _attributes(tag: int, attributes: Mapping[str, Any] | None) -> bytes:
     return b"".join(parts)
 
 
+_LOCAL, _REMOTE = _FIXED32(_HAS_IS_REMOTE), _FIXED32(_HAS_IS_REMOTE | _IS_REMOTE)
+_UNSET_STATUS = b"\x7a\x00"
+_SPAN_FLAGS = {False: b"\x85\x01" + _LOCAL, True: b"\x85\x01" + _REMOTE}  # field 16, fixed32
+
+
 def _flags(parent: SpanContext | None) -> bytes:
-    remote = parent is not None and parent.is_remote
-    return _FIXED32(_HAS_IS_REMOTE | (_IS_REMOTE if remote else 0))
+    return _REMOTE if parent is not None and parent.is_remote else _LOCAL
 
 
 def _trace_state(context: SpanContext) -> bytes:
@@ -137,12 +147,17 @@ def _span(span: ReadableSpan) -> bytes:
     context = span.get_span_context()
     assert context is not None  # a finished SDK span always has one
     parent = span.parent
+    name = _NAME_CACHE.get(span.name)
+    if name is None:
+        if len(_NAME_CACHE) >= _CACHE_LIMIT:
+            _NAME_CACHE.clear()
+        name = _NAME_CACHE[span.name] = _field(0x2A, _text(span.name))
     parts = [
         b"\x0a\x10" + context.trace_id.to_bytes(16, "big"),
         b"\x12\x08" + context.span_id.to_bytes(8, "big"),
         _trace_state(context),
         b"\x22\x08" + parent.span_id.to_bytes(8, "big") if parent is not None else b"",
-        _field(0x2A, _text(span.name)),
+        name,
         b"\x30" + _KIND[span.kind],
         b"\x39" + _FIXED64(span.start_time or 0),
         b"\x41" + _FIXED64(span.end_time or 0),
@@ -175,14 +190,17 @@ def _span(span: ReadableSpan) -> bytes:
     status = span.status
     code = status.status_code.value
     description = status.description
-    parts.append(
-        _field(
-            0x7A,
-            (_field(0x12, _text(description)) if description else b"")
-            + (b"\x18" + _SMALL[code] if code else b""),
+    if code or description:
+        parts.append(
+            _field(
+                0x7A,
+                (_field(0x12, _text(description)) if description else b"")
+                + (b"\x18" + _SMALL[code] if code else b""),
+            )
         )
-    )
-    parts.append(b"\x85\x01" + _flags(parent))  # field 16, fixed32
+    else:
+        parts.append(_UNSET_STATUS)
+    parts.append(_SPAN_FLAGS[parent is not None and parent.is_remote])
     return b"".join(parts)
 
 
