@@ -37,11 +37,12 @@ import httpx
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from pydantic import AfterValidator, Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from service_kit.otlp_encoding import encode_spans
+from service_kit.span_queue import QuietBatchSpanProcessor
 
 SESSION_ID = "langfuse.session.id"
 MAX_SESSION_CHARS = 200
@@ -247,7 +248,7 @@ def install(provider: TracerProvider, config: LangfuseSettings) -> None:
     exporter = LangfuseExporter(
         config.endpoint, config.public_key, config.secret_key.get_secret_value(), config.timeout
     )
-    provider.add_span_processor(BatchSpanProcessor(exporter))
+    provider.add_span_processor(QuietBatchSpanProcessor(exporter))
     logger.info("langfuse_export", extra={"host": urlsplit(config.endpoint).hostname})
 
 

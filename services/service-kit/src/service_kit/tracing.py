@@ -91,7 +91,6 @@ def configure_tracing(service: str, *, langfuse: bool = False) -> bool:
         return False
     from opentelemetry.sdk.resources import SERVICE_NAME, Resource
     from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
     attributes = {} if os.environ.get("OTEL_SERVICE_NAME") else {SERVICE_NAME: service}
     provider = TracerProvider(resource=Resource.create(attributes))
@@ -99,8 +98,9 @@ def configure_tracing(service: str, *, langfuse: bool = False) -> bool:
         langfuse_export.install(provider, to_langfuse)
     if otlp:
         from service_kit.otlp_export import OTLPSpanExporter
+        from service_kit.span_queue import QuietBatchSpanProcessor
 
-        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+        provider.add_span_processor(QuietBatchSpanProcessor(OTLPSpanExporter()))
     trace.set_tracer_provider(provider)
     return True
 
