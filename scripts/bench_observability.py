@@ -1,8 +1,10 @@
 """What metrics and tracing cost a served request, and what a dead trace exporter costs.
 
-One ``lgos serve`` of the benchmark graphs (a fake streaming chat model, no network) per
-configuration, all pinned to one core; the load generator (the lean keep-alive client of
-``bench_serving``) and Phoenix on the other:
+Three ``lgos serve`` of the benchmark graphs (a fake streaming chat model, no network) per
+configuration (``--processes``), all pinned to one core, taking the rounds in turn: two processes
+of one configuration differ by several percent on this machine, so one process per configuration
+would measure that difference as much as the configuration's cost. The load generator (the lean
+keep-alive client of ``bench_serving``) and Phoenix run on the other core:
 
 - **off**: ``LGOS_METRICS_ENABLED=false``, no ``OTEL_*`` variables;
 - **metrics**: the defaults (Prometheus metrics recorded, no tracing);
@@ -19,7 +21,7 @@ client pays for. Every round runs each cell on every configuration, in an order 
 each round, so drift on a shared machine hits all of them alike. A request fails when it gets
 no 200, its connection breaks, or its stream is short of deltas.
 
-    make bench-observability                        # both graphs, about 12 minutes
+    make bench-observability                        # both graphs, about 16 minutes
     python -m scripts.bench_observability --seconds 2 --rounds 3 --graph chat
 """
 
@@ -73,16 +75,31 @@ class Config:
     env: dict[str, str]
 
 
-@dataclass
-class Target:
-    config: Config
+@dataclass(frozen=True)
+class Server:
     port: int
     pid: int
+
+
+@dataclass
+class Target:
+    """One configuration, served by ``servers`` in turn: round ``n`` goes to server
+    ``n % len(servers)``."""
+
+    config: Config
+    servers: list[Server]
     graph: str = "bench"
     cells: dict[tuple[str, int], list[Cell]] = field(default_factory=dict)
     cpu: dict[tuple[str, int], list[float]] = field(default_factory=dict)
     warm_failures: int = 0
     requests: int = 0
+    turn: int = 0
+    served: dict[int, int] = field(default_factory=dict)
+    """Requests sent to each server (by pid) in the measured rounds."""
+
+    @property
+    def server(self) -> Server:
+        return self.servers[self.turn % len(self.servers)]
 
     def worker(self, workload: str) -> Callable[[], Awaitable[Sample]]:
         prompt = CHAT_INPUT if self.graph == "chat" else "hello"
@@ -92,7 +109,7 @@ class Target:
         # The fake model streams a known number of chunks; offline-model's answer, at least one.
         expected = STREAM_CHUNKS if self.graph == "bench" else None
         raw = orjson.dumps(body)
-        connection = Connection(self.port)
+        connection = Connection(self.server.port)
 
         async def request() -> Sample:
             self.requests += 1
@@ -215,21 +232,27 @@ def settled_spans(url: str, patience: float = 60.0) -> int | None:
 
 
 async def warm_up(target: Target) -> None:
-    for workload in WORKLOADS:
-        worker = target.worker(workload)
-        for _ in range(20):
-            target.warm_failures += (await worker()).failed
+    for turn in range(len(target.servers)):
+        target.turn = turn
+        for workload in WORKLOADS:
+            worker = target.worker(workload)
+            for _ in range(20):
+                target.warm_failures += (await worker()).failed
 
 
 async def run_round(targets: list[Target], seconds: float, turn: int) -> None:
+    for target in targets:
+        target.turn = turn
     for workload in WORKLOADS:
         for concurrency in CONCURRENCY:
             order = targets[turn % len(targets) :] + targets[: turn % len(targets)]
             for target in order:
                 workers = [target.worker(workload) for _ in range(concurrency)]
-                before = server_cpu(target.pid)
+                pid = target.server.pid
+                before = server_cpu(pid)
                 cell = await drive(workers, seconds)
-                spent = server_cpu(target.pid) - before
+                spent = server_cpu(pid) - before
+                target.served[pid] = target.served.get(pid, 0) + len(cell.samples)
                 target.cells.setdefault((workload, concurrency), []).append(cell)
                 target.cpu.setdefault((workload, concurrency), []).append(spent)
 
@@ -442,7 +465,14 @@ def span_costs(count: int = SPAN_COST_SPANS) -> list[tuple[str, float]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=3.0, help="per cell and round")
-    parser.add_argument("--rounds", type=int, default=5, help="interleaved repetitions")
+    parser.add_argument("--rounds", type=int, default=6, help="interleaved repetitions")
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=3,
+        help="servers per configuration, taking the rounds in turn (two processes of one "
+        "configuration differ by several percent: more of them average that out)",
+    )
     parser.add_argument(
         "--graph",
         choices=sorted(GRAPHS),
@@ -462,14 +492,17 @@ def main() -> None:
     with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="bench-obs-") as tmp:
         state = Path(tmp)
         phoenix_port, dead_port = free_port(), free_port()  # dead: never bound, refused
-        ports = [free_port() for _ in range(5)]
         model_env = {}
         if args.graph == "chat":
             model_env = stack.enter_context(offline_model(state, load_core))
         registry = SCALE_REGISTRY if args.graph == "chat" else REGISTRY
+        # Each configuration's processes; all of them pinned to the server core, one serving.
+        plan = [
+            config for config in configs(phoenix_port, dead_port) for _ in range(args.processes)
+        ]
 
-        def start(number: int, config: Config) -> tuple[Target, subprocess.Popen[bytes]]:
-            server = start_server(
+        def start(number: int, config: Config) -> subprocess.Popen[bytes]:
+            return start_server(
                 ports[number],
                 {server_core},
                 timeout=300,
@@ -477,27 +510,31 @@ def main() -> None:
                 extra_env={**model_env, **config.env},
                 log=state / f"lgos-{number}.log",
             )
-            return Target(config, ports[number], server.pid, args.graph), server
 
+        ports = [free_port() for _ in plan]
         # Side by side with Phoenix's start: each takes a while on a loaded machine.
-        with ThreadPoolExecutor(5) as pool:
-            futures = [
-                pool.submit(start, n, c) for n, c in enumerate(configs(phoenix_port, dead_port))
-            ]
+        with ThreadPoolExecutor(len(plan)) as pool:
+            futures = [pool.submit(start, n, config) for n, config in enumerate(plan)]
             try:
                 phoenix_url = stack.enter_context(phoenix(phoenix_port, state, load_core))
             finally:
                 wait(futures)
                 for future in futures:
                     if future.exception() is None:
-                        server = future.result()[1]
+                        server = future.result()
                         stack.callback(server.wait)
                         stack.callback(server.kill)  # a no-op for one stopped below
         failed = [f.exception() for f in futures if f.exception() is not None]
         if failed:
             raise SystemExit(f"an LGOS server did not start: {failed[0]}")
         processes = [f.result() for f in futures]
-        targets = [t for t, _ in processes]
+        servers = [
+            Server(port, process.pid) for port, process in zip(ports, processes, strict=True)
+        ]
+        targets = [
+            Target(plan[first], servers[first : first + args.processes], args.graph)
+            for first in range(0, len(plan), args.processes)
+        ]
         time.sleep(1.0)
         loads = [os.getloadavg()]
         for target in targets:
@@ -505,7 +542,9 @@ def main() -> None:
         for turn in range(args.rounds):
             asyncio.run(run_round(targets, args.seconds, turn))
             loads.append(os.getloadavg())
-        stops = {t.config.name: stop(p) for t, p in processes}
+        stops: dict[str, float] = {}
+        for config, process in zip(plan, processes, strict=True):
+            stops[config.name] = max(stops.get(config.name, 0.0), stop(process))
         spans = settled_spans(phoenix_url)
 
     traced = targets[2]
@@ -516,8 +555,8 @@ def main() -> None:
         else "ChatOpenAI on an offline-model process (the demo's model path)"
     )
     print(
-        f"\nObservability overhead, {graph}: one `lgos serve` per configuration on core "
-        f"{server_core}, "
+        f"\nObservability overhead, {graph}: {args.processes} `lgos serve` per configuration "
+        f"(taking the rounds in turn), all on core {server_core}, "
         f"load generator and Phoenix on core {load_core} ({args.rounds} interleaved rounds x "
         f"{args.seconds:g} s per cell; {os.cpu_count()} cores, "
         f"shared)\nload average (1 min) during the run: min {min(one_minute):.2f}, median "
@@ -532,6 +571,13 @@ def main() -> None:
         f"({rate} per request, of the {SPANS_PER_REQUEST} each makes; the exporter drops a batch "
         "Phoenix does not take within its timeout); seconds to stop after SIGTERM: "
         + ", ".join(f"{name} {seconds:.1f}" for name, seconds in stops.items())
+    )
+    print(
+        "requests each process of a configuration served: "
+        + "; ".join(
+            f"{t.config.name} " + " / ".join(str(t.served.get(s.pid, 0)) for s in t.servers)
+            for t in targets
+        )
     )
     os.sched_setaffinity(0, {server_core})  # the servers are gone: their core is free
     print(

@@ -24,8 +24,11 @@ def test_observability_benchmark_prints_each_configuration_and_no_failed_request
     graph: str,
 ) -> None:
     # Generous: Phoenix's first start migrates its database, minutes on a loaded 2-core machine.
+    # Two processes a configuration taking two rounds in turn: each of them serves.
     out = run_benchmark(
-        "bench_observability", "--seconds", "0.2", "--rounds", "1", "--graph", graph, timeout=1500
+        "bench_observability",
+        *("--seconds", "0.2", "--rounds", "2", "--processes", "2", "--graph", graph),
+        timeout=1500,
     )
     rows = ROW.findall(out)
     assert sorted((w, c, name.strip()) for w, c, name, _ in rows) == sorted(
@@ -34,6 +37,10 @@ def test_observability_benchmark_prints_each_configuration_and_no_failed_request
     # The last cell of a row is its failed requests: none, the dead exporter's included.
     assert [failed for *_, failed in rows] == ["0"] * len(rows)
     assert "| dead exporter: failed requests | 0 | 0 | yes |" in out
+    served = re.search(r"^requests each process of a configuration served: (.*)$", out, re.M)
+    assert served, out
+    per_process = re.findall(r"(\d+)(?= / |;|$)", served.group(1))
+    assert len(per_process) == 2 * len(CONFIGURATIONS) and "0" not in per_process, served.group(1)
     spans = re.search(r"spans Phoenix holds from 'metrics \+ tracing': (\d+)", out)
     assert spans and int(spans.group(1)) > 0, out
     # What one span costs, in its parts: each a positive number of microseconds.

@@ -12,6 +12,7 @@
 - :mod:`service_kit.lean_spans`: first-party spans made with less work than the SDK's own
 - :mod:`service_kit.otlp_encoding`, :mod:`service_kit.otlp_export`: spans written straight to
   OTLP's protobuf wire format, and the OTLP/HTTP exporter that uses it
+- :mod:`service_kit.span_queue`: the batch span processor, counting the spans a full queue drops
 - :mod:`service_kit.langfuse`: the optional Langfuse export and its per-request sessions
 - :mod:`service_kit.responses`: JSON responses encoded with orjson
 - :mod:`service_kit.openapi`: a service's own OpenAPI document in place of FastAPI's
