@@ -239,7 +239,7 @@ class SpanRecorder(BaseCallbackHandler):
                 tracing.RESPONSE_MODEL: meta.get("model_name") or meta.get("model"),
                 tracing.INPUT_TOKENS: usage.get("input_tokens"),
                 tracing.OUTPUT_TOKENS: usage.get("output_tokens"),
-                tracing.FINISH_REASONS: [str(reason)] if reason else None,
+                tracing.FINISH_REASONS: (str(reason),) if reason else None,
             }
             span.set_attributes({k: v for k, v in found.items() if v is not None})
         self._end(run_id)
