@@ -13,6 +13,9 @@ provider (its sampler, id generator, resource, span limits and span processors),
   else goes through the SDK's own cleaning, and the span limits (count, string length) apply as
   the SDK applies them (the oldest attribute makes way);
 - events and links get their bounded containers only when a span has some;
+- the SDK's default sampler (``parentbased_always_on``, recognised by its description) is not
+  called: its decision (the parent's, else sampled, with the parent's trace state) is made here
+  without its two context lookups and result object; any other sampler decides for itself;
 - the span hands itself to the processors when it ends (nothing changes it afterwards).
 
 The span is a subclass of the SDK's, so exporters, processors and ``ReadableSpan`` readers see
