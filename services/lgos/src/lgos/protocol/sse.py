@@ -118,6 +118,7 @@ class SSEResponse(Response):
         try:
             async for chunk in self.body_iterator:
                 self._push(chunk)
+                del chunk  # not kept alive here until the next one comes: the writer drops it
                 if self._pending_bytes > MAX_BUFFERED_BYTES:
                     # A slow reader: stop pulling from the graph until the socket catches up.
                     self._drained.clear()
@@ -141,16 +142,22 @@ class SSEResponse(Response):
                     await asyncio.sleep(wait)
             self._ready.clear()
             if self._pending:
-                data = b"".join(self._pending)
-                self._pending.clear()
-                self._pending_bytes = 0
-                self._drained.set()
-                await send({"type": "http.response.body", "body": data, "more_body": True})
+                await self._flush(send)
                 writes += 1
                 last_write = time.monotonic()
             if self._finished and not self._pending:
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
                 return
+
+    async def _flush(self, send: Send) -> None:
+        """Write what is pending, in a frame of its own: the joined bytes end with it rather
+        than staying referenced by the writer until the next write (for as long as a stream
+        sits idle, its last write would stay in memory)."""
+        data = b"".join(self._pending)
+        self._pending.clear()
+        self._pending_bytes = 0
+        self._drained.set()
+        await send({"type": "http.response.body", "body": data, "more_body": True})
 
     def _ping_tick(self, loop: asyncio.AbstractEventLoop) -> None:
         idle_for = time.monotonic() - self._last_activity
