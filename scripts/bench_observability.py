@@ -21,7 +21,7 @@ client pays for. Every round runs each cell on every configuration, in an order 
 each round, so drift on a shared machine hits all of them alike. A request fails when it gets
 no 200, its connection breaks, or its stream is short of deltas.
 
-    make bench-observability                        # both graphs, about 16 minutes
+    make bench-observability                        # both graphs, about 18 minutes
     python -m scripts.bench_observability --seconds 2 --rounds 3 --graph chat
 """
 

@@ -146,7 +146,7 @@ class SpanRecorder(BaseCallbackHandler):
     def ignore_chain(self) -> bool:
         """Chains matter only while a tool's span is open: a model or tool under a chain that
         started inside a tool finds that tool's span through them. Any other chain's ancestors
-        hold no span, so skipping its events (≈ 15 µs each, four a request) changes no parent.
+        hold no span, so skipping its events (four a request, ≈ 50 µs) changes no parent.
         """
         return not self.attached
 
