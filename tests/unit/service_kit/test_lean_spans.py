@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ParentBased, TraceIdRatioBased
@@ -267,3 +267,37 @@ def test_a_provider_that_is_not_the_sdks_makes_its_own_spans() -> None:
     tracer = LeanTracer("lgos", trace.NoOpTracerProvider())
     span = tracer.start_span("s")
     assert not isinstance(span, LeanSpan) and not span.is_recording()
+
+
+class Watching(SpanProcessor):
+    """Writes down every call a span makes on it."""
+
+    def __init__(self, name: str, calls: list[tuple[str, str, str]]) -> None:
+        self.name, self.calls = name, calls
+
+    def on_start(self, span: Any, parent_context: Any = None) -> None:
+        self.calls.append((self.name, "on_start", span.name))
+
+    def _on_ending(self, span: Any) -> None:
+        self.calls.append((self.name, "_on_ending", span.name))
+
+    def on_end(self, span: ReadableSpan) -> None:
+        self.calls.append((self.name, "on_end", span.name))
+
+
+def test_processors_get_every_call_of_the_sdks_spans_in_its_order() -> None:
+    seen: dict[str, list[tuple[str, str, str]]] = {}
+    for side in ("sdk", "lean"):
+        made, exporter = provider(SpanLimits())
+        calls = seen[side] = []
+        made.add_span_processor(Watching("first", calls))
+        tracer = made.get_tracer("lgos") if side == "sdk" else LeanTracer("lgos", made)
+        outer = tracer.start_span("outer")
+        # Added while a span is open: the next span calls it, and so does the open one's end.
+        made.add_span_processor(Watching("second", calls))
+        tracer.start_span("inner", context=trace.set_span_in_context(outer)).end()
+        outer.end()
+        assert [span.name for span in exporter.get_finished_spans()] == ["inner", "outer"]
+    assert seen["lean"] == seen["sdk"]
+    assert ("second", "on_start", "inner") in seen["lean"]
+    assert ("second", "on_end", "outer") in seen["lean"]
