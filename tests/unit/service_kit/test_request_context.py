@@ -14,7 +14,12 @@ import httpx
 import pytest
 from fastapi import FastAPI, HTTPException
 from fastapi.responses import StreamingResponse
-from service_kit import context
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from service_kit import context, tracing
+from service_kit.lean_spans import LeanTracer
 from service_kit.logs import configure_logging
 from service_kit.request_context import install
 
@@ -203,3 +208,28 @@ def test_bound_and_fresh_restore_what_was_there() -> None:
             assert context.request_id() is None
         assert context.request_id() == "r1"
     assert context.current() == {}
+
+
+async def test_the_server_span_names_a_failure_by_its_type_and_leaves_no_context_behind(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    monkeypatch.setattr(tracing, "tracer", lambda: LeanTracer("test", provider))
+    async with client(app_with_context([], [])) as http:
+        assert (await http.get("/broken")).status_code == 500
+        assert (await http.get("/items/7", headers={"traceparent": TRACEPARENT})).status_code == 200
+        # The request's span is no longer current once it has been answered.
+        assert not trace.get_current_span().get_span_context().is_valid
+    broken, item = exporter.get_finished_spans()
+    assert broken.name == "GET /broken" and broken.kind == trace.SpanKind.SERVER
+    assert broken.parent is None
+    assert broken.status.status_code == trace.StatusCode.ERROR
+    assert (broken.attributes or {})["error.type"] == "RuntimeError"
+    # The exception's message may hold content: it stays out of the span.
+    assert "boom" not in repr(broken.status.description) + repr(dict(broken.attributes or {}))
+    assert item.name == "GET /items/{item_id}" and item.status.status_code == trace.StatusCode.UNSET
+    assert item.parent is not None and format(item.parent.span_id, "016x") == "b7ad6b7169203331"
+    assert format(item.context.trace_id, "032x") == TRACE
+    assert "error.type" not in (item.attributes or {})

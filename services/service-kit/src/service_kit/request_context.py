@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 from opentelemetry.trace import SpanKind, StatusCode
 
@@ -44,6 +45,8 @@ def _route(scope: Scope) -> str:
 
 
 UNTRACED_PATH = "/metrics"
+_NEW_TRACE = otel_context.Context()
+"""The context a request without ``traceparent`` starts its span in: none, so a new trace."""
 
 
 class RequestContext:
@@ -78,7 +81,8 @@ class RequestContext:
             if scope.get("path") == UNTRACED_PATH
             else tracing.tracer().start_span(
                 method,
-                context=propagate.extract(carrier),
+                # Without a header there is nothing to extract: a new trace, as extract gives.
+                context=propagate.extract(carrier) if carrier else _NEW_TRACE,
                 kind=SpanKind.SERVER,
                 attributes={"http.request.method": method},
             )
@@ -104,37 +108,47 @@ class RequestContext:
                 message = {**message, "headers": headers}
             await send(message)
 
-        with (
-            trace.use_span(span, end_on_exit=True, record_exception=False),
-            context.fresh(request_id=rid, trace_id=tracing.hex_trace_id(span)),
-        ):
-            try:
-                await self.app(scope, receive, send_with_id)
-            finally:
-                duration = time.perf_counter() - started
-                route = _route(scope)
-                if span.is_recording():
-                    span.update_name(f"{method} {route}")
-                    # One call: the SDK takes the span's lock once per call.
-                    span.set_attributes({"http.route": route, "http.response.status_code": status})
-                    if status >= 500:
-                        span.set_status(StatusCode.ERROR)
-                if self.service is not None and in_flight is not None:
-                    in_flight.dec()
-                    metrics.record_response(
-                        self.service, scope.get("method"), route, status, duration
+        # The span is made current by hand rather than with trace.use_span, a generator-based
+        # context manager that also put the exception's message in the span's status.
+        token = otel_context.attach(trace.set_span_in_context(span))
+        try:
+            with context.fresh(request_id=rid, trace_id=tracing.hex_trace_id(span)):
+                try:
+                    await self.app(scope, receive, send_with_id)
+                except Exception as error:
+                    if span.is_recording():
+                        span.set_attribute("error.type", tracing.error_type(error))
+                    raise
+                finally:
+                    duration = time.perf_counter() - started
+                    route = _route(scope)
+                    if span.is_recording():
+                        span.update_name(f"{method} {route}")
+                        # One call: the SDK takes the span's lock once per call.
+                        span.set_attributes(
+                            {"http.route": route, "http.response.status_code": status}
+                        )
+                        if status >= 500:
+                            span.set_status(StatusCode.ERROR)
+                    if self.service is not None and in_flight is not None:
+                        in_flight.dec()
+                        metrics.record_response(
+                            self.service, scope.get("method"), route, status, duration
+                        )
+                    logger.info(
+                        "request",
+                        extra={
+                            "method": scope.get("method"),
+                            "route": route,
+                            "status": status,
+                            "duration_ms": round(duration * 1000, 2),
+                        },
                     )
-                logger.info(
-                    "request",
-                    extra={
-                        "method": scope.get("method"),
-                        "route": route,
-                        "status": status,
-                        "duration_ms": round(duration * 1000, 2),
-                    },
-                )
-                if self.on_response is not None:
-                    self.on_response(scope.get("method"), route, status, duration)
+                    if self.on_response is not None:
+                        self.on_response(scope.get("method"), route, status, duration)
+        finally:
+            otel_context.detach(token)
+            span.end()
 
 
 def install(
