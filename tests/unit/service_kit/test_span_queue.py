@@ -1,15 +1,19 @@
 """A full span queue drops as OpenTelemetry's batch processor drops (the oldest span makes way)
-but says so once a minute, not with a log record per span; below the bound it is the SDK's."""
+but says so once a minute, not with a log record per span; below the bound it queues as the SDK's
+does (sampled spans only, a full batch waking the exporter)."""
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Sequence
 
 import pytest
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanContext, TraceFlags
 from service_kit.lean_spans import LeanTracer
 from service_kit.span_queue import QuietBatchSpanProcessor
 
@@ -80,3 +84,25 @@ def test_drops_are_counted_between_warnings(caplog: pytest.LogCaptureFixture) ->
     provider.shutdown()
     counts = [r.__dict__["dropped"] for r in caplog.records if r.name == "service_kit.tracing"]
     assert sum(counts) == 4 and processor.dropped == 0  # six spans, room for two
+
+
+def test_a_full_batch_wakes_the_exporter_and_only_sampled_spans_are_queued() -> None:
+    exporter = InMemorySpanExporter()
+    # A minute between scheduled exports: only a full batch can send these spans in time.
+    processor = QuietBatchSpanProcessor(
+        exporter, max_queue_size=8, max_export_batch_size=3, schedule_delay_millis=60_000
+    )
+    provider = TracerProvider()
+    provider.add_span_processor(processor)
+    tracer = LeanTracer("t", provider)
+    unsampled = SpanContext(1, 2, is_remote=False, trace_flags=TraceFlags(TraceFlags.DEFAULT))
+    processor.on_end(ReadableSpan("unsampled", context=unsampled))
+    for name in ("a", "b", "c"):
+        tracer.start_span(name).end()
+    deadline = time.monotonic() + 5
+    while len(exporter.get_finished_spans()) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert [span.name for span in exporter.get_finished_spans()] == ["a", "b", "c"]
+    processor.shutdown()
+    tracer.start_span("after shutdown").end()  # ignored, as by the SDK's processor
+    assert len(exporter.get_finished_spans()) == 3

@@ -18,6 +18,7 @@ from typing import Any
 
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
+from opentelemetry.trace import TraceFlags
 
 logger = logging.getLogger("service_kit.tracing")
 
@@ -40,17 +41,21 @@ class QuietBatchSpanProcessor(BatchSpanProcessor):
 
     def on_end(self, span: ReadableSpan) -> None:
         batch = self._batch_processor
-        queue = batch._queue
-        if (
-            len(queue) < batch._max_queue_size
-            or batch._shutdown
-            or not (span.context and span.context.trace_flags.sampled)
-        ):
-            super().on_end(span)
+        context = span.context
+        if batch._shutdown or not (context and context.trace_flags & TraceFlags.SAMPLED):
+            super().on_end(span)  # the SDK's own handling: ignored, with its warning if shut down
             return
+        # The SDK's emit, less its check of the process id on every span (a system call): the
+        # processor's fork hook, which CPython runs in every forked child, already resets it.
+        queue = batch._queue
+        full = len(queue) >= batch._max_queue_size
         queue.appendleft(span)  # a bounded deque: its oldest span makes way, as the SDK's does
-        if not batch._worker_awaken.is_set():
+        if len(queue) >= batch._max_export_batch_size and not batch._worker_awaken.is_set():
             batch._worker_awaken.set()
+        if full:
+            self._dropped()
+
+    def _dropped(self) -> None:
         self.dropped += 1
         now = time.monotonic()
         if now - self._warned_at >= self.warn_every:
