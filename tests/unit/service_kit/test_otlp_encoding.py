@@ -8,13 +8,18 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from opentelemetry import trace
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans as reference
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import Event, ReadableSpan
+from opentelemetry.sdk.trace import Event, ReadableSpan, SpanLimits, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode, TraceFlags
 from opentelemetry.trace.span import TraceState
+from service_kit.lean_spans import LeanSpan, LeanTracer
 from service_kit.otlp_encoding import encode_spans
 
 INT64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
@@ -160,3 +165,64 @@ def test_spans_of_one_resource_and_scope_share_one_group() -> None:
     message = parsed(encode_spans(batch))
     assert len(message.resource_spans) == 1
     assert [s.name for s in message.resource_spans[0].scope_spans[0].spans] == ["s0", "s1", "s2"]
+
+
+class DrawnIds(IdGenerator):
+    """Ids the test draws (Hypothesis replays them), not the random module's."""
+
+    def __init__(self) -> None:
+        self.span_id = self.trace_id = 1
+
+    def generate_span_id(self) -> int:
+        return self.span_id
+
+    def generate_trace_id(self) -> int:
+        return self.trace_id
+
+
+_IDS = DrawnIds()
+_LEAN = InMemorySpanExporter()
+# Few attributes a span, so that some are dropped (a count the span then carries).
+_PROVIDER = TracerProvider(
+    resource=RESOURCES[0], id_generator=_IDS, span_limits=SpanLimits(max_span_attributes=5)
+)
+_PROVIDER.add_span_processor(SimpleSpanProcessor(_LEAN))
+_TRACER = LeanTracer("lgos", _PROVIDER)
+
+
+@st.composite
+def lean_spans(draw: st.DrawFn) -> ReadableSpan:
+    """A span of this process's own tracer: mostly the usual kind (attributes only), which the
+    encoder reads from the span's fields, sometimes with what sends it the long way."""
+    parent = draw(st.none() | contexts())
+    _IDS.span_id, _IDS.trace_id = draw(IDS), draw(TRACE_IDS)
+    span = _TRACER.start_span(
+        draw(TEXT),
+        context=None
+        if parent is None
+        else trace.set_span_in_context(trace.NonRecordingSpan(parent)),
+        kind=draw(st.sampled_from(list(SpanKind))),
+        attributes=draw(ATTRIBUTES),
+        links=[Link(draw(contexts())) for _ in range(draw(st.sampled_from([0, 0, 0, 1])))],
+        start_time=draw(NANOS),
+    )
+    for key, value in draw(ATTRIBUTES).items():
+        span.set_attribute(key, value)
+    if draw(st.sampled_from([False, False, False, True])):
+        span.add_event(draw(TEXT), draw(ATTRIBUTES), timestamp=draw(NANOS))
+    if draw(st.sampled_from([False, False, False, True])):
+        code = draw(st.sampled_from([StatusCode.OK, StatusCode.ERROR]))
+        span.set_status(Status(code, draw(TEXT) if code is StatusCode.ERROR else None))
+    span.end(end_time=draw(NANOS))
+    [ended] = _LEAN.get_finished_spans()
+    _LEAN.clear()
+    assert isinstance(ended, LeanSpan)
+    return ended
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(lean_spans(), max_size=6))
+def test_this_processs_own_spans_encode_as_opentelemetrys_encoder_has_them(
+    batch: list[ReadableSpan],
+) -> None:
+    assert parsed(encode_spans(batch)) == reference(batch)
