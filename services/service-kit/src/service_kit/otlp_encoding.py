@@ -146,6 +146,14 @@ def _count(tag: int, count: int) -> bytes:
     return _SMALL[tag] + _varint(count) if count else b""
 
 
+def _name(name: str) -> bytes:
+    """The span's name field, remembered (a span's name repeats on every request)."""
+    if len(_NAME_CACHE) >= _CACHE_LIMIT:
+        _NAME_CACHE.clear()
+    found = _NAME_CACHE[name] = _field(0x2A, _text(name))
+    return found
+
+
 _TIMES = struct.Struct("<BQBQ").pack
 """Start and end time: fields 7 and 8, fixed64."""
 
@@ -165,11 +173,7 @@ def _lean_span(span: LeanSpan) -> bytes | None:
     ):
         return None
     parent = span._parent
-    name = _NAME_CACHE.get(span._name)
-    if name is None:
-        if len(_NAME_CACHE) >= _CACHE_LIMIT:
-            _NAME_CACHE.clear()
-        name = _NAME_CACHE[span._name] = _field(0x2A, _text(span._name))
+    name = _NAME_CACHE.get(span._name) or _name(span._name)
     return b"".join(
         (
             b"\x0a\x10",
@@ -195,11 +199,7 @@ def _span(span: ReadableSpan) -> bytes:
     context = span.get_span_context()
     assert context is not None  # a finished SDK span always has one
     parent = span.parent
-    name = _NAME_CACHE.get(span.name)
-    if name is None:
-        if len(_NAME_CACHE) >= _CACHE_LIMIT:
-            _NAME_CACHE.clear()
-        name = _NAME_CACHE[span.name] = _field(0x2A, _text(span.name))
+    name = _NAME_CACHE.get(span.name) or _name(span.name)
     parts = [
         b"\x0a\x10" + context.trace_id.to_bytes(16, "big"),
         b"\x12\x08" + context.span_id.to_bytes(8, "big"),
