@@ -226,3 +226,27 @@ def test_this_processs_own_spans_encode_as_opentelemetrys_encoder_has_them(
     batch: list[ReadableSpan],
 ) -> None:
     assert parsed(encode_spans(batch)) == reference(batch)
+
+
+def test_a_remembered_value_is_not_taken_for_an_equal_value_of_another_type() -> None:
+    """1, True and 1.0 are one key to a dict; each is still written as its own type, and an
+    integer beyond OTLP's int64 is left out of the lean path as out of the full one."""
+    for value in (1, True, 1.0, "1", 1, 2**64):
+        _TRACER.start_span("s", attributes={"v": value}).end()
+    batch = list(_LEAN.get_finished_spans())
+    _LEAN.clear()
+    assert all(type(span) is LeanSpan for span in batch)
+    message = parsed(encode_spans(batch))
+    assert message == reference(batch)
+    written = [
+        [kv.value.WhichOneof("value") for kv in span.attributes]
+        for span in message.resource_spans[0].scope_spans[0].spans
+    ]
+    assert written == [
+        ["int_value"],
+        ["bool_value"],
+        ["double_value"],
+        ["string_value"],
+        ["int_value"],
+        [],
+    ]

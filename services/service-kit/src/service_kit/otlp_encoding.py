@@ -15,6 +15,7 @@ import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanContext, SpanKind
 
@@ -156,12 +157,38 @@ def _name(name: str) -> bytes:
 
 _TIMES = struct.Struct("<BQBQ").pack
 """Start and end time: fields 7 and 8, fixed64."""
+_KIND_BY_VALUE = tuple(_KIND_FIELD[kind] for kind in sorted(SpanKind, key=lambda k: k.value))
+"""The kind field by the kind's value: an enum member's hash is a Python function call."""
+_NO_TRACE_STATE = trace.DEFAULT_TRACE_STATE
+_SPAN_PAIRS: dict[tuple[str, Any], bytes] = {}
+"""Span attribute fields by key and value, for str and int values only."""
+_CACHED_INT = 1 << 16
+"""Integer values below this are remembered with their key (status codes, token counts)."""
+
+
+def _span_attribute(key: str, value: Any) -> bytes | None:
+    """A span's attribute field (tag 9), remembered when its value may well repeat; ``None``
+    when the value cannot be encoded."""
+    kind = type(value)
+    cached = (kind is str and len(value) <= _CACHED_VALUE_CHARS) or (
+        kind is int and 0 <= value < _CACHED_INT
+    )
+    try:
+        field = _field(0x4A, _key_value(key, value))
+    except TypeError:
+        return None
+    if cached:
+        if len(_SPAN_PAIRS) >= _CACHE_LIMIT:
+            _SPAN_PAIRS.clear()
+        _SPAN_PAIRS[(key, value)] = field
+    return field
 
 
 def _lean_span(span: LeanSpan) -> bytes | None:
-    """The usual span of this process, read from its own fields (no property, no copy):
-    attributes only, no events or links, status unset, nothing dropped, no trace state.
-    ``None`` for any other, which :func:`_span` then encodes in full."""
+    """The ``Span`` field (tag 2 of its ``ScopeSpans``) of the usual span of this process, read
+    from its own fields (no property, no copy): attributes only, no events or links, status
+    unset, nothing dropped, no trace state. ``None`` for any other, which :func:`_span` then
+    encodes in full. Written as one loop: it runs for every span this process exports."""
     context = span._context
     if (
         context is None
@@ -169,33 +196,56 @@ def _lean_span(span: LeanSpan) -> bytes | None:
         or span._links
         or span._status is not UNSET_STATUS
         or span._dropped_attributes
-        or context.trace_state
     ):
+        return None
+    # A SpanContext is a tuple (trace id, span id, is remote, flags, trace state, is valid):
+    # its properties are Python functions, its items are not.
+    state = context[4]
+    if state is not _NO_TRACE_STATE and state:
         return None
     parent = span._parent
     name = _NAME_CACHE.get(span._name) or _name(span._name)
-    return b"".join(
-        (
-            b"\x0a\x10",
-            context.trace_id.to_bytes(16, "big"),
-            b"\x12\x08",
-            context.span_id.to_bytes(8, "big"),
-            b"\x22\x08" + parent.span_id.to_bytes(8, "big") if parent is not None else b"",
-            name,
-            _KIND_FIELD[span._kind],
-            _TIMES(0x39, span._start_time or 0, 0x41, span._end_time or 0),
-            _attributes(0x4A, span._attributes),
-            _UNSET_STATUS,
-            _SPAN_FLAGS[parent is not None and parent.is_remote],
-        )
-    )
+    parts = [
+        b"\x0a\x10",
+        context[0].to_bytes(16, "big"),
+        b"\x12\x08",
+        context[1].to_bytes(8, "big"),
+        b"\x22\x08" + parent[1].to_bytes(8, "big") if parent is not None else b"",
+        name,
+        _KIND_BY_VALUE[span._kind._value_],
+        _TIMES(0x39, span._start_time or 0, 0x41, span._end_time or 0),
+    ]
+    pairs = _SPAN_PAIRS
+    for key, value in span._attributes.items():
+        kind = type(value)
+        # Only str and int values are remembered: an equal value of another type (True or
+        # 1.0 for 1) must not find an int's field.
+        field = pairs.get((key, value)) if kind is str or kind is int else None
+        if field is None:
+            field = _span_attribute(key, value)
+            if field is None:
+                continue
+        parts.append(field)
+    parts.append(_UNSET_STATUS)
+    parts.append(_SPAN_FLAGS[parent is not None and parent[2]])
+    body = b"".join(parts)
+    size = len(body)
+    return (_SPAN_HEADS.get(size) or _span_head(size)) + body
+
+
+_SPAN_HEADS: dict[int, bytes] = {}
+
+
+def _span_head(size: int) -> bytes:
+    """The tag and length of a ``Span`` field of ``size`` bytes, remembered (spans of one name
+    are much the same size)."""
+    if len(_SPAN_HEADS) >= _CACHE_LIMIT:
+        _SPAN_HEADS.clear()
+    head = _SPAN_HEADS[size] = b"\x12" + _varint(size)
+    return head
 
 
 def _span(span: ReadableSpan) -> bytes:
-    if type(span) is LeanSpan:
-        lean = _lean_span(span)
-        if lean is not None:
-            return lean
     context = span.get_span_context()
     assert context is not None  # a finished SDK span always has one
     parent = span.parent
@@ -275,16 +325,28 @@ def encode_spans(spans: Sequence[ReadableSpan]) -> bytes:
     # Looked up by identity first: a provider hands every span the same resource and scope
     # objects, and hashing a resource serializes its attributes to JSON.
     by_id: dict[tuple[int, int], list[bytes]] = {}
+    last_resource: Any = None
+    last_scope: Any = None
+    encoded: list[bytes] = []
     for span in spans:
-        resource, scope = span.resource, span.instrumentation_scope
-        encoded = by_id.get((id(resource), id(scope)))
-        if encoded is None:
-            encoded = by_id[(id(resource), id(scope))] = _group(groups, resource, scope)
-        encoded.append(_span(span))
+        field = None
+        if type(span) is LeanSpan:
+            resource, scope = span._resource, span._instrumentation_scope
+            field = _lean_span(span)
+        else:
+            resource, scope = span.resource, span.instrumentation_scope
+        if field is None:
+            field = _field(0x12, _span(span))
+        if resource is not last_resource or scope is not last_scope or not by_id:
+            encoded = by_id.get((id(resource), id(scope)))  # type: ignore[assignment]
+            if encoded is None:
+                encoded = by_id[(id(resource), id(scope))] = _group(groups, resource, scope)
+            last_resource, last_scope = resource, scope
+        encoded.append(field)
     out = []
     for resource, scopes in groups:
         body = [_field(0x0A, _attributes(0x0A, resource.attributes))]
-        for scope, encoded in scopes:
+        for scope, fields in scopes:
             scope_body = b""
             if scope is not None:
                 scope_body = (
@@ -292,13 +354,12 @@ def encode_spans(spans: Sequence[ReadableSpan]) -> bytes:
                     + (_field(0x12, _text(scope.version)) if scope.version else b"")
                     + _attributes(0x1A, scope.attributes)
                 )
-            spans_body = b"".join(_field(0x12, s) for s in encoded)
             schema = scope.schema_url if scope is not None else None
             body.append(
                 _field(
                     0x12,
                     _field(0x0A, scope_body)
-                    + spans_body
+                    + b"".join(fields)
                     + (_field(0x1A, _text(schema)) if schema else b""),
                 )
             )
