@@ -12,6 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from opentelemetry import trace
+from opentelemetry.sdk.environment_variables import OTEL_PYTHON_SDK_INTERNAL_METRICS_ENABLED
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -26,6 +29,7 @@ from opentelemetry.trace import (
     TraceFlags,
     TraceState,
 )
+from service_kit import lean_spans
 from service_kit.lean_spans import LeanSpan, LeanTracer
 
 
@@ -301,3 +305,59 @@ def test_processors_get_every_call_of_the_sdks_spans_in_its_order() -> None:
     assert seen["lean"] == seen["sdk"]
     assert ("second", "on_start", "inner") in seen["lean"]
     assert ("second", "on_end", "outer") in seen["lean"]
+
+
+def test_a_lean_span_continues_the_trace_of_whatever_span_is_current() -> None:
+    """Under the SDK's own span, under a remote caller's, under a value that is no span (a new
+    trace, as the SDK's tracer starts one): the same parent as the SDK's span gets."""
+    made, exporter = provider(SpanLimits())
+    sdk_tracer = made.get_tracer("sdk")
+    under = {
+        "sdk": None,
+        "remote": trace.set_span_in_context(NonRecordingSpan(CONTEXT)),
+        "no span": trace.set_span_in_context("not a span"),  # type: ignore[arg-type]
+    }
+    with sdk_tracer.start_as_current_span("sdk parent") as sdk_parent:
+        for name, context in under.items():
+            for tracer in (sdk_tracer, LeanTracer("lgos", made)):
+                tracer.start_span(name, context=context).end()
+    spans = exporter.get_finished_spans()
+    parents = {span.name: [] for span in spans}
+    for span in spans:
+        parents[span.name].append(span.parent)
+    assert parents["sdk"] == [sdk_parent.get_span_context()] * 2
+    assert parents["remote"] == [CONTEXT] * 2
+    assert parents["no span"] == [None, None]
+
+
+def test_a_drawn_id_of_zero_is_drawn_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Zero is the invalid trace and span id: the provider's random ids never take it."""
+    draws = iter([0, 0x5CE, 0, 0xA1])
+    monkeypatch.setattr(lean_spans, "_random_bits", lambda bits: next(draws))
+    made, exporter = provider(SpanLimits())
+    LeanTracer("lgos", made).start_span("s").end()
+    (span,) = exporter.get_finished_spans()
+    assert span.context is not None
+    assert (span.context.trace_id, span.context.span_id) == (0x5CE, 0xA1)
+    assert span.context.trace_flags & TraceFlags.RANDOM_TRACE_ID
+
+
+def test_the_sdks_own_span_metrics_count_lean_spans_when_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(OTEL_PYTHON_SDK_INTERNAL_METRICS_ENABLED, "true")
+    reader = InMemoryMetricReader()
+    made = TracerProvider(meter_provider=MeterProvider(metric_readers=[reader]))
+    tracer = LeanTracer("lgos", made)
+    tracer.start_span("still open")
+    tracer.start_span("ended").end()
+    data = reader.get_metrics_data()
+    assert data is not None
+    totals = {
+        metric.name: sum(point.value for point in metric.data.data_points)  # type: ignore[union-attr]
+        for resource in data.resource_metrics
+        for scope in resource.scope_metrics
+        for metric in scope.metrics
+    }
+    assert totals["otel.sdk.span.started"] == 2
+    assert totals["otel.sdk.span.live"] == 1

@@ -28,21 +28,26 @@ implementation), spans are that provider's.
 from __future__ import annotations
 
 import logging
+import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from time import time_ns
 from types import NoneType
 from typing import Any, NamedTuple, cast
 
+from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.attributes import _clean_attribute_value
 from opentelemetry.context import Context
 from opentelemetry.sdk import trace as sdk_trace
 from opentelemetry.sdk.trace import SpanProcessor, SynchronousMultiSpanProcessor
+from opentelemetry.sdk.trace._tracer_metrics import NoOpTracerMetrics
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+from opentelemetry.sdk.trace.id_generator import RandomIdGenerator
 from opentelemetry.sdk.trace.sampling import DEFAULT_ON, Decision, ParentBased
 from opentelemetry.sdk.util import BoundedList
 from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode, TraceFlags
+from opentelemetry.trace.propagation import _SPAN_KEY
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util import types
 
@@ -68,6 +73,9 @@ _PARENT_BASED_ON: str = DEFAULT_ON.get_description()  # type: ignore[no-untyped-
 _RECORD_AND_SAMPLE = Decision.RECORD_AND_SAMPLE
 _DROP = Decision.DROP
 _NO_TRACE_STATE = trace.DEFAULT_TRACE_STATE
+_SAMPLED = int(TraceFlags.SAMPLED)
+_RANDOM_TRACE_ID = int(TraceFlags.RANDOM_TRACE_ID)
+_random_bits = random.getrandbits
 _MAX_TRACE_ID = (1 << 128) - 1
 _MAX_SPAN_ID = (1 << 64) - 1
 
@@ -119,7 +127,7 @@ def _plan(processor: SpanProcessor) -> _Plan | None:
 class LeanSpan(sdk_trace.Span):
     """An SDK span made and filled with less work; see the module's docstring."""
 
-    # The SDK's methods kept here (update_name, set_status) hold the span's lock while they
+    # The SDK's methods kept here (set_status) hold the span's lock while they
     # check that it has not ended; a shared no-op stands in for a lock per span.
     _lock = nullcontext()  # type: ignore[assignment]  # entered and left, never acquired
 
@@ -168,6 +176,10 @@ class LeanSpan(sdk_trace.Span):
     @property
     def dropped_attributes(self) -> int:
         return self._dropped_attributes
+
+    def get_span_context(self) -> SpanContext:
+        # The SDK's goes through typing.cast, a function call, to return the same field.
+        return self._context  # type: ignore[return-value]  # set in __init__, never None
 
     def _put(self, key: str, value: types.AnyValue) -> None:
         """Store one cleaned value as the SDK's bounded attributes would."""
@@ -234,6 +246,13 @@ class LeanSpan(sdk_trace.Span):
             key, value if self._plain(value) else _clean_attribute_value(value, self._max_length)
         )
 
+    def update_name(self, name: str) -> None:
+        # The SDK's check, without its decorator's wrapper and lock (three calls).
+        if self._end_time is not None:
+            logger.warning("Tried calling update_name on an ended span.")
+            return
+        self._name = name
+
     def _add_event(self, event: sdk_trace.EventBase) -> None:
         if self._end_time is not None:
             logger.warning("Calling add_event() on an ended span.")
@@ -255,7 +274,13 @@ class LeanSpan(sdk_trace.Span):
             logger.warning("Calling start() on a started span.")
             return
         self._start_time = start_time if start_time is not None else time_ns()
-        plan = _plan(self._span_processor)
+        processor = self._span_processor
+        plan: _Plan | None = _last_plan
+        if (
+            type(processor) is not SynchronousMultiSpanProcessor
+            or processor._span_processors is not plan.processors  # type: ignore[union-attr]
+        ):
+            plan = _plan(processor)
         if plan is None:
             self._span_processor.on_start(self, parent_context=parent_context)
             return
@@ -272,7 +297,13 @@ class LeanSpan(sdk_trace.Span):
         if self._record_end_metrics:
             self._record_end_metrics()
         # The span itself is the readable span: nothing changes it once it has ended.
-        plan = _plan(self._span_processor)
+        processor = self._span_processor
+        plan: _Plan | None = _last_plan
+        if (
+            type(processor) is not SynchronousMultiSpanProcessor
+            or processor._span_processors is not plan.processors  # type: ignore[union-attr]
+        ):
+            plan = _plan(processor)
         if plan is None:
             self._span_processor._on_ending(self)
             self._span_processor.on_end(self)
@@ -297,9 +328,13 @@ class LeanTracer(trace.Tracer):
         self._sdk: sdk_trace.Tracer | None = None
         self._parent_based_on = False
         """The provider samples as the SDK does by default (``parentbased_always_on``)."""
+        self._metered = False
+        """The provider counts spans (the SDK's own span metrics, off by default)."""
 
     def _bind(self) -> sdk_trace.Tracer | None:
-        provider = self._fixed or trace.get_tracer_provider()
+        # The global provider read as get_tracer_provider reads it once it is set, less its
+        # two calls (one a typing.cast) on every span.
+        provider = self._fixed or trace._TRACER_PROVIDER or trace.get_tracer_provider()
         # Looked up once per provider: the SDK's get_tracer builds its scope objects and touches
         # the warnings filters on every call (≈ 20 µs).
         if provider is not self._provider:
@@ -309,6 +344,9 @@ class LeanTracer(trace.Tracer):
             sampler = getattr(self._tracer, "sampler", None)
             self._parent_based_on = (
                 type(sampler) is ParentBased and sampler.get_description() == _PARENT_BASED_ON  # type: ignore[no-untyped-call]
+            )
+            self._metered = self._sdk is not None and (
+                type(self._sdk._tracer_metrics) is not NoOpTracerMetrics
             )
             self._provider = provider
         return self._sdk
@@ -337,33 +375,55 @@ class LeanTracer(trace.Tracer):
                 set_status_on_exception,
             )
         links = links or ()
-        parent: SpanContext | None = trace.get_current_span(context).get_span_context()
-        if not tracer._is_enabled():
+        # trace.get_current_span written out (four calls), and the parent's fields read as the
+        # tuple's items that they are (each property is a call): this runs for every span.
+        current = (context if context is not None else otel_context.get_current()).get(_SPAN_KEY)
+        parent: SpanContext | None
+        # The usual parents first: isinstance with an ABC is a Python call.
+        if current is None:
+            parent = None
+        elif type(current) is LeanSpan:
+            parent = current._context
+        else:
+            parent = current.get_span_context() if isinstance(current, trace.Span) else None
+        if not tracer._tracer_config.is_enabled:
             return trace.NonRecordingSpan(parent or trace.INVALID_SPAN_CONTEXT)
         ids = tracer.id_generator
-        if parent is None or not parent.is_valid:
+        random_ids = type(ids) is RandomIdGenerator
+        if parent is None or not parent[5]:  # is_valid
             parent = None
-            trace_id = ids.generate_trace_id()
-            random_trace_id = bool(ids.is_trace_id_random())
+            if random_ids:  # RandomIdGenerator's own draw, without its call
+                trace_id = _random_bits(128)
+                while not trace_id:
+                    trace_id = _random_bits(128)
+                random_trace_id = True
+            else:
+                trace_id = ids.generate_trace_id()
+                random_trace_id = bool(ids.is_trace_id_random())
         else:
-            trace_id = parent.trace_id
-            random_trace_id = bool(parent.trace_flags & TraceFlags.RANDOM_TRACE_ID)
+            trace_id = parent[0]
+            random_trace_id = bool(parent[3] & _RANDOM_TRACE_ID)
         decision: Decision
         trace_state: TraceState | None
         if self._parent_based_on:
             # ParentBased(ALWAYS_ON)'s decision, made without its two context lookups and
             # result object: the parent's, else sampled; the parent's trace state.
-            on = parent is None or bool(parent.trace_flags & TraceFlags.SAMPLED)
+            on = parent is None or bool(parent[3] & _SAMPLED)
             decision = _RECORD_AND_SAMPLE if on else _DROP
             if not on:
                 attributes = None
-            trace_state = parent.trace_state if parent is not None else None
+            trace_state = parent[4] if parent is not None else None
         else:
             result = tracer.sampler.should_sample(context, trace_id, name, kind, attributes, links)
             decision, attributes = result.decision, result.attributes
             trace_state = result.trace_state
         flags = _FLAGS[decision is _RECORD_AND_SAMPLE, random_trace_id]
-        span_id = ids.generate_span_id()
+        if random_ids:
+            span_id = _random_bits(64)
+            while not span_id:
+                span_id = _random_bits(64)
+        else:
+            span_id = ids.generate_span_id()
         # SpanContext's own constructor, less its keyword handling (≈ 1 µs a span).
         span_context: SpanContext = tuple.__new__(
             SpanContext,
@@ -376,10 +436,15 @@ class LeanTracer(trace.Tracer):
                 0 < trace_id <= _MAX_TRACE_ID and 0 < span_id <= _MAX_SPAN_ID,
             ),
         )
-        record_end_metrics = tracer._tracer_metrics.start_span(parent, decision)
+        record_end_metrics = (
+            tracer._tracer_metrics.start_span(parent, decision) if self._metered else None
+        )
         if decision is _DROP:
             return trace.NonRecordingSpan(span_context)
-        span = LeanSpan(
+        # Made without the SDK span's __new__, a Python function that only refuses to make
+        # the base class itself.
+        span = object.__new__(LeanSpan)
+        span.__init__(  # type: ignore[misc]
             name,
             span_context,
             parent,

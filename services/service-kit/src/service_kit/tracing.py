@@ -150,4 +150,5 @@ def current_span(
 
 def hex_trace_id(span: trace.Span) -> str | None:
     context = span.get_span_context()
-    return format(context.trace_id, "032x") if context.is_valid else None
+    # The tuple's items: SpanContext's properties are each a call.
+    return format(context[0], "032x") if context[5] else None

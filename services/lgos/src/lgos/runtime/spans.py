@@ -133,26 +133,23 @@ class SpanRecorder(BaseCallbackHandler):
     """
 
     run_inline = True
+    ignore_chain: bool = True  # the base class's is a read-only property
+    """Chains matter only while a tool's span is open: a model or tool under a chain that started
+    inside a tool finds that tool's span through them. Any other chain's ancestors hold no span,
+    so skipping their events (four a request, ≈ 50 µs) changes no parent. An attribute kept equal
+    to ``not self.attached`` by hand, not a property: LangChain reads it at every chain event."""
 
     def __init__(self, root: Span) -> None:
         self.root = root
-        self.trace_id = root.get_span_context().trace_id
+        self.trace_id = root.get_span_context()[0]  # the tuple's item: the property is a call
         self.capture = tracing.capture_message_content()
         self.spans: dict[UUID, Span] = {}
         self.parents: dict[UUID, UUID | None] = {}
         self.attached: dict[UUID, Token[Context]] = {}
 
-    @property
-    def ignore_chain(self) -> bool:
-        """Chains matter only while a tool's span is open: a model or tool under a chain that
-        started inside a tool finds that tool's span through them. Any other chain's ancestors
-        hold no span, so skipping its events (four a request, ≈ 50 µs) changes no parent.
-        """
-        return not self.attached
-
     def _parent(self, parent_run_id: UUID | None) -> Any:
         here = trace.get_current_span()
-        if here.is_recording() and here.get_span_context().trace_id == self.trace_id:
+        if here.is_recording() and here.get_span_context()[0] == self.trace_id:
             return otel_context.get_current()
         current = parent_run_id
         while current is not None:
@@ -174,6 +171,7 @@ class SpanRecorder(BaseCallbackHandler):
         token = self.attached.pop(run_id, None)
         if token is not None:
             otel_context.detach(token)
+            self.ignore_chain = not self.attached
         span = self.spans.pop(run_id, None)
         if span is None:
             return
@@ -269,6 +267,7 @@ class SpanRecorder(BaseCallbackHandler):
             },
         )
         self.attached[run_id] = otel_context.attach(trace.set_span_in_context(self.spans[run_id]))
+        self.ignore_chain = False
 
     def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
         self._end(run_id)
