@@ -1,4 +1,4 @@
-"""What tracing costs a served request, counted in instructions rather than timed.
+"""What tracing and metrics cost a served request, counted in instructions rather than timed.
 
 Timed runs on a shared 2-core machine move by several percent between identical servers
 (``bench_observability``'s A/A control), more than the 5 % tracing goal leaves. Valgrind's
@@ -8,15 +8,24 @@ machine's load, so two counts of the same work agree to a fraction of a percent.
 Each configuration runs the benchmark graphs' app in a child process under callgrind (no HTTP
 server: raw ASGI calls, one after another), twice: once with only its start-up and
 ``--warmup`` requests, once with ``--requests`` more, and the difference divided by
-``--requests`` is what one request executes. Metrics are off in both, and the hash seed fixed:
+``--requests`` is what one request executes. The collector is set as ``lgos serve`` sets it, the
+hash seed fixed, and every module compiled beforehand. Metrics are off but where named:
 
 - **off**: no tracer provider;
+- **metrics (no tracing)**: ``LGOS_METRICS_ENABLED=true``, LGOS's default;
 - **spans, no processor**: an SDK provider without processors (the request path alone);
 - **traced**: spans handed to ``service_kit``'s batch processor and exported over OTLP/HTTP to a
-  sink this script runs (the exporter's thread included; the child flushes before it exits).
+  sink this script runs (the exporter's thread included). Batches are sent when full, as under
+  load; 512 counted requests make exactly three more.
 
-    python -m scripts.count_tracing_instructions              # about 5 minutes on 2 cores
-    python -m scripts.count_tracing_instructions --requests 200 --workload stream
+A dead exporter is not counted: its retries and back-off run on the clock, and under callgrind a
+request takes fifty times as long, so it would be charged fifty times its retries.
+
+``--served`` serves the app with uvicorn as ``lgos serve`` does and sends the requests over one
+kept-alive socket from this process (not counted): the request as a served process executes it.
+
+    python -m scripts.count_tracing_instructions --served     # about 12 minutes on 2 cores
+    python -m scripts.count_tracing_instructions --workload stream --warmup 50 --requests 64
 
 Needs valgrind (Debian's ``valgrind`` package). A short do-nothing request runs about 5 M
 instructions; under callgrind it takes about 50 times as long as without.
@@ -29,9 +38,12 @@ import asyncio
 import os
 import re
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -39,9 +51,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import orjson
+from lgos_stack.ports import free_port
 
 CONFIGURATIONS = {
     "off": "off",
+    "metrics": "metrics (no tracing)",
     "noproc": "spans, no processor",
     "traced": "traced (OTLP to a sink)",
 }
@@ -49,7 +63,10 @@ _COLLECTED = re.compile(rb"Collected : (\d+)")
 
 
 class _Sink(BaseHTTPRequestHandler):
-    """An OTLP/HTTP endpoint that takes every batch and keeps nothing."""
+    """An OTLP/HTTP endpoint that takes every batch and keeps nothing, on one kept-alive
+    connection as a collector's or Phoenix's server keeps it."""
+
+    protocol_version = "HTTP/1.1"
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("content-length") or 0))
@@ -73,8 +90,73 @@ def sink() -> Iterator[str]:
         server.shutdown()
 
 
+def _env(configuration: str, endpoint: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "PYTHONHASHSEED": "0",
+        "LGOS_METRICS_ENABLED": str(configuration == "metrics").lower(),
+        "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint,
+        # Batches go out when full, as they do under load (a served process fills 512 spans in
+        # well under a second), never on the five-second timer: under callgrind a request takes
+        # fifty times as long, so the timer would send many small batches, as many as the
+        # machine's load makes the run last.
+        "OTEL_BSP_SCHEDULE_DELAY": str(3_600_000),
+    }
+
+
+def _body(workload: str) -> bytes:
+    body: dict[str, object] = {"model": f"bench-{workload}", "input": "hello"}
+    if workload == "stream":
+        body["stream"] = True
+    return orjson.dumps(body)
+
+
+def _drive(port: int, requests: int, workload: str) -> None:
+    """Send ``requests`` requests one after another on one kept-alive connection, each read to
+    its end (the whole body, or the last chunk of a stream)."""
+    raw = _body(workload)
+    request = (
+        b"POST /v1/responses HTTP/1.1\r\nhost: bench\r\ncontent-type: application/json\r\n"
+        + b"content-length: %d\r\n\r\n" % len(raw)
+        + raw
+    )
+    with socket.create_connection(("127.0.0.1", port)) as connection:
+        reader = connection.makefile("rb")
+        for _ in range(requests):
+            connection.sendall(request)
+            status = reader.readline()
+            if b" 200 " not in status:
+                raise SystemExit(f"the server answered {status!r}")
+            length, chunked = 0, False
+            while (line := reader.readline()) not in (b"\r\n", b""):
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value)
+                elif name.strip().lower() == b"transfer-encoding":
+                    chunked = b"chunked" in value.lower()
+            if not chunked:
+                reader.read(length)
+                continue
+            while size := int(reader.readline().split(b";")[0], 16):
+                reader.read(size + 2)
+            reader.readline()
+
+
+def _ready(port: int, child: subprocess.Popen[bytes]) -> None:
+    while child.poll() is None:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.5)
+    raise SystemExit(
+        f"the served app exited before it listened:\n{child.communicate()[1].decode()}"
+    )
+
+
 def count(configuration: str, requests: int, args: argparse.Namespace, endpoint: str) -> int:
     """Instructions callgrind counts for one child run."""
+    port = free_port() if args.served else 0
     command = [
         "valgrind",
         "--tool=callgrind",
@@ -90,27 +172,42 @@ def count(configuration: str, requests: int, args: argparse.Namespace, endpoint:
         str(args.warmup),
         "--workload",
         args.workload,
+        "--port",
+        str(port),
     ]
-    env = {
-        **os.environ,
-        "PYTHONHASHSEED": "0",
-        "LGOS_METRICS_ENABLED": "false",
-        "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint,
-    }
-    done = subprocess.run(command, env=env, capture_output=True, check=False)
-    found = _COLLECTED.search(done.stderr)
-    if done.returncode != 0 or found is None:
-        raise SystemExit(f"{configuration} ({requests} requests) failed:\n{done.stderr.decode()}")
+    if not args.served:
+        done = subprocess.run(
+            command, env=_env(configuration, endpoint), capture_output=True, check=False
+        )
+        returncode, stderr = done.returncode, done.stderr
+    else:
+        served = subprocess.Popen(
+            command,
+            env=_env(configuration, endpoint),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            _ready(port, served)
+            _drive(port, args.warmup + requests, args.workload)
+        finally:
+            served.send_signal(signal.SIGTERM)  # uvicorn's graceful stop; then the flush
+        stderr = served.communicate()[1]
+        # uvicorn raises SIGTERM again once it has stopped (see child).
+        returncode = 0 if served.returncode == -signal.SIGTERM else served.returncode
+    found = _COLLECTED.search(stderr)
+    if returncode != 0 or found is None:
+        raise SystemExit(f"{configuration} ({requests} requests) failed:\n{stderr.decode()}")
     return int(found.group(1))
 
 
-def child(configuration: str, requests: int, warmup: int, workload: str) -> None:
-    """Serve ``warmup`` and then ``requests`` requests in this process, traced as asked."""
-    import gc
-
+def child(configuration: str, requests: int, warmup: int, workload: str, port: int) -> None:
+    """Serve ``warmup`` and then ``requests`` requests in this process, traced as asked: called
+    with raw ASGI messages, or with ``port`` served by uvicorn as ``lgos serve`` serves it (the
+    requests then come from the parent)."""
     from opentelemetry import trace
 
-    if configuration != "off":
+    if configuration in ("noproc", "traced"):
         from opentelemetry.sdk.trace import TracerProvider
 
         provider = TracerProvider()
@@ -122,13 +219,21 @@ def child(configuration: str, requests: int, warmup: int, workload: str) -> None
         trace.set_tracer_provider(provider)
     import uvloop
     from lgos.app import create_app
+    from lgos.gc_tuning import tune_collector
+    from lgos.settings import LGOSSettings
     from lgos_stack.bench.graphs import create_registry
 
     app = create_app(create_registry())
-    body: dict[str, object] = {"model": f"bench-{workload}", "input": "hello"}
-    if workload == "stream":
-        body["stream"] = True
-    raw = orjson.dumps(body)
+    if port:
+        from service_kit.serve import serve
+
+        tune_collector(LGOSSettings().gc_thresholds)  # as lgos serve does, before it serves
+        # Until SIGTERM, which uvicorn raises again once it has stopped: the process ends
+        # there, without a flush. The batches sent are the full ones; with 512 counted requests
+        # both runs leave the same 388 spans unsent.
+        serve(app, host="127.0.0.1", port=port, log_level="warning")
+        return
+    raw = _body(workload)
     scope = {
         "type": "http",
         "asgi": {"version": "3.0"},
@@ -180,34 +285,65 @@ def child(configuration: str, requests: int, warmup: int, workload: str) -> None
             raise SystemExit(f"the app did not start: {started}")
         for _ in range(warmup):
             await one()
-        gc.collect()
-        gc.freeze()  # as lgos serve does once it has started
+        # The collector as lgos serve sets it (its thresholds, what exists frozen), after the
+        # warm-up so that its caches are frozen too.
+        tune_collector(LGOSSettings().gc_thresholds)
         for _ in range(requests):
             await one()
         await inbox.put({"type": "lifespan.shutdown"})
         await lifespan
 
     uvloop.run(main())
-    provider_now = trace.get_tracer_provider()
-    flush = getattr(provider_now, "force_flush", None)
+    _flush()
+
+
+def _flush() -> None:
+    from opentelemetry import trace
+
+    flush = getattr(trace.get_tracer_provider(), "force_flush", None)
     if flush is not None:
         flush()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--requests", type=int, default=400, help="requests counted")
+    parser.add_argument(
+        "--requests",
+        type=int,
+        default=512,
+        help="requests counted (512: their spans make whole batches of 512, as under load)",
+    )
     parser.add_argument("--warmup", type=int, default=300, help="requests before, in both runs")
     parser.add_argument("--workload", choices=("short", "stream"), default="short")
+    parser.add_argument(
+        "--served",
+        action="store_true",
+        help="count the app served by uvicorn (as lgos serve runs it), the requests sent over a "
+        "socket by this process, instead of called in-process",
+    )
     parser.add_argument("--child", choices=sorted(CONFIGURATIONS), help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child, args.requests, args.warmup, args.workload)
+        child(args.child, args.requests, args.warmup, args.workload, args.port)
         return
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (Debian: apt-get install valgrind)")
     runs = [(name, n) for name in CONFIGURATIONS for n in (0, args.requests)]
     with sink() as endpoint, ThreadPoolExecutor(max(os.cpu_count() or 1, 1)) as pool:
+        # One run of each configuration outside callgrind first, so that every counted run finds
+        # the bytecode compiled: two runs compiling a changed module side by side differ.
+        for name in CONFIGURATIONS:
+            subprocess.run(
+                [
+                    *(sys.executable, "-m", "scripts.count_tracing_instructions"),
+                    *("--child", name, "--requests", "0", "--warmup", "1"),
+                    *("--workload", args.workload),
+                ],
+                env=_env(name, endpoint),
+                check=True,
+                capture_output=True,
+            )
         counts = pool.map(lambda run: count(run[0], run[1], args, endpoint), runs)
         counted = dict(zip(runs, counts, strict=True))
     per_request = {
@@ -216,7 +352,9 @@ def main() -> None:
     }
     off = per_request["off"]
     print(
-        f"\nInstructions a {args.workload} request executes (callgrind; {args.warmup} requests "
+        f"\nInstructions a {args.workload} request executes "
+        f"({'served by uvicorn' if args.served else 'the app called in-process'}; callgrind; "
+        f"{args.warmup} requests "
         f"to warm up, {args.requests} counted; metrics off)\n"
     )
     print("| configuration | instructions per request | against off |")

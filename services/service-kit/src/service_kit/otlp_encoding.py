@@ -3,9 +3,9 @@
 OpenTelemetry's own encoder builds a protobuf message object for every span, attribute and value
 (≈ 35-50 µs a span here), in the exporter's thread, which shares the serving process's
 interpreter lock: a traced request paid for its spans' encoding twice over. This encoder writes
-the same ``ExportTraceServiceRequest`` bytes directly (≈ 12 µs a span), remembering the bytes
-of attribute keys and of the short string attributes that repeat on every span (operation and
-model names, routes). Its output parses to the message OpenTelemetry's encoder builds; the
+the same ``ExportTraceServiceRequest`` bytes directly (≈ 2.5 µs for a span of this process's
+own tracer, read from its fields in one loop), remembering the bytes of attribute keys and of
+the attributes that repeat on every span (operation and model names, routes, status codes). Its output parses to the message OpenTelemetry's encoder builds; the
 tests hold the two side by side.
 """
 
