@@ -355,7 +355,7 @@ def main() -> None:
         f"\nInstructions a {args.workload} request executes "
         f"({'served by uvicorn' if args.served else 'the app called in-process'}; callgrind; "
         f"{args.warmup} requests "
-        f"to warm up, {args.requests} counted; metrics off)\n"
+        f"to warm up, {args.requests} counted; metrics off but where named)\n"
     )
     print("| configuration | instructions per request | against off |")
     print("|---|---|---|")
