@@ -274,13 +274,7 @@ class LeanSpan(sdk_trace.Span):
             logger.warning("Calling start() on a started span.")
             return
         self._start_time = start_time if start_time is not None else time_ns()
-        processor = self._span_processor
-        plan: _Plan | None = _last_plan
-        if (
-            type(processor) is not SynchronousMultiSpanProcessor
-            or processor._span_processors is not plan.processors  # type: ignore[union-attr]
-        ):
-            plan = _plan(processor)
+        plan = _plan(self._span_processor)
         if plan is None:
             self._span_processor.on_start(self, parent_context=parent_context)
             return
@@ -297,13 +291,7 @@ class LeanSpan(sdk_trace.Span):
         if self._record_end_metrics:
             self._record_end_metrics()
         # The span itself is the readable span: nothing changes it once it has ended.
-        processor = self._span_processor
-        plan: _Plan | None = _last_plan
-        if (
-            type(processor) is not SynchronousMultiSpanProcessor
-            or processor._span_processors is not plan.processors  # type: ignore[union-attr]
-        ):
-            plan = _plan(processor)
+        plan = _plan(self._span_processor)
         if plan is None:
             self._span_processor._on_ending(self)
             self._span_processor.on_end(self)

@@ -5,8 +5,9 @@ OpenTelemetry's own encoder builds a protobuf message object for every span, att
 interpreter lock: a traced request paid for its spans' encoding twice over. This encoder writes
 the same ``ExportTraceServiceRequest`` bytes directly (≈ 2.5 µs for a span of this process's
 own tracer, read from its fields in one loop), remembering the bytes of attribute keys and of
-the attributes that repeat on every span (operation and model names, routes, status codes). Its output parses to the message OpenTelemetry's encoder builds; the
-tests hold the two side by side.
+the attributes that repeat on every span (operation and model names, routes, status codes).
+Its output parses to the message OpenTelemetry's encoder builds; the tests hold the two side by
+side.
 """
 
 from __future__ import annotations
