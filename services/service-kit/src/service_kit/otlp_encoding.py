@@ -319,6 +319,9 @@ def _group(
     return encoded
 
 
+_NONE_YET = object()
+
+
 def encode_spans(spans: Sequence[ReadableSpan]) -> bytes:
     """The serialized ``ExportTraceServiceRequest`` of ``spans``, grouped by resource and then
     by instrumentation scope as OpenTelemetry's encoder groups them (equal ones together)."""
@@ -326,8 +329,9 @@ def encode_spans(spans: Sequence[ReadableSpan]) -> bytes:
     # Looked up by identity first: a provider hands every span the same resource and scope
     # objects, and hashing a resource serializes its attributes to JSON.
     by_id: dict[tuple[int, int], list[bytes]] = {}
-    last_resource: Any = None
-    last_scope: Any = None
+    # The last span's resource and scope: none yet (None may be a span's scope).
+    last_resource: Any = _NONE_YET
+    last_scope: Any = _NONE_YET
     encoded: list[bytes] = []
     for span in spans:
         field = None
@@ -338,10 +342,11 @@ def encode_spans(spans: Sequence[ReadableSpan]) -> bytes:
             resource, scope = span.resource, span.instrumentation_scope
         if field is None:
             field = _field(0x12, _span(span))
-        if resource is not last_resource or scope is not last_scope or not by_id:
-            encoded = by_id.get((id(resource), id(scope)))  # type: ignore[assignment]
-            if encoded is None:
-                encoded = by_id[(id(resource), id(scope))] = _group(groups, resource, scope)
+        if resource is not last_resource or scope is not last_scope:
+            found = by_id.get((id(resource), id(scope)))
+            if found is None:
+                found = by_id[(id(resource), id(scope))] = _group(groups, resource, scope)
+            encoded = found
             last_resource, last_scope = resource, scope
         encoded.append(field)
     out = []
