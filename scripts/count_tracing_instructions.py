@@ -26,6 +26,7 @@ kept-alive socket from this process (not counted): the request as a served proce
 
     python -m scripts.count_tracing_instructions --served     # about 12 minutes on 2 cores
     python -m scripts.count_tracing_instructions --workload stream --warmup 50 --requests 64
+    python -m scripts.count_tracing_instructions --served --only metrics   # off and metrics
 
 Needs valgrind (Debian's ``valgrind`` package). A short do-nothing request runs about 5 M
 instructions; under callgrind it takes about 50 times as long as without.
@@ -321,6 +322,12 @@ def main() -> None:
         help="count the app served by uvicorn (as lgos serve runs it), the requests sent over a "
         "socket by this process, instead of called in-process",
     )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=sorted(set(CONFIGURATIONS) - {"off"}),
+        help="count these configurations (and off, the baseline) rather than all",
+    )
     parser.add_argument("--child", choices=sorted(CONFIGURATIONS), help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -329,11 +336,12 @@ def main() -> None:
         return
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (Debian: apt-get install valgrind)")
-    runs = [(name, n) for name in CONFIGURATIONS for n in (0, args.requests)]
+    names = [name for name in CONFIGURATIONS if not args.only or name in {"off", *args.only}]
+    runs = [(name, n) for name in names for n in (0, args.requests)]
     with sink() as endpoint, ThreadPoolExecutor(max(os.cpu_count() or 1, 1)) as pool:
         # One run of each configuration outside callgrind first, so that every counted run finds
         # the bytecode compiled: two runs compiling a changed module side by side differ.
-        for name in CONFIGURATIONS:
+        for name in names:
             subprocess.run(
                 [
                     *(sys.executable, "-m", "scripts.count_tracing_instructions"),
@@ -348,7 +356,7 @@ def main() -> None:
         counted = dict(zip(runs, counts, strict=True))
     per_request = {
         name: (counted[(name, args.requests)] - counted[(name, 0)]) / args.requests
-        for name in CONFIGURATIONS
+        for name in names
     }
     off = per_request["off"]
     print(
@@ -359,7 +367,8 @@ def main() -> None:
     )
     print("| configuration | instructions per request | against off |")
     print("|---|---|---|")
-    for name, label in CONFIGURATIONS.items():
+    for name in names:
+        label = CONFIGURATIONS[name]
         against = "-" if name == "off" else f"{100 * (per_request[name] / off - 1):+.1f} %"
         print(f"| {label} | {per_request[name] / 1e6:.3f} M | {against} |")
 

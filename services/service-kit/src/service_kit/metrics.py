@@ -27,7 +27,7 @@ import os
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from prometheus_client import (
     REGISTRY,
@@ -134,6 +134,27 @@ GaugeSource = Callable[[], Awaitable[Readings]]
 
 _enabled = True
 
+M = TypeVar("M", Counter, Gauge, Histogram)
+_children: dict[tuple[object, ...], Any] = {}
+
+#: Methods a label may name; any other is ``_OTHER``, as the HTTP conventions say, so a client
+#: cannot make a time series per made-up method.
+_METHODS = frozenset(
+    ("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH")
+)
+
+
+def child(metric: M, *values: str) -> M:
+    """``metric.labels(*values)``, remembered: ``labels`` converts, checks and locks on every
+    call, and a request records several. The label sets here are few (routes, statuses, graphs,
+    outcomes) and prometheus_client keeps every child it made anyway; nothing here removes one.
+    """
+    key = (metric, *values)
+    found: M | None = _children.get(key)
+    if found is None:
+        found = _children[key] = metric.labels(*values)
+    return found
+
 
 def set_enabled(on: bool) -> None:
     """Record metrics in this process or not. Process-wide, like the registry they go to: the
@@ -233,9 +254,9 @@ def record_response(
     service: str, method: str | None, route: str, status: int, seconds: float
 ) -> None:
     """What :mod:`service_kit.request_context` reports at the end of each request."""
-    method = method or "OTHER"
-    HTTP_REQUESTS.labels(service, method, route, str(status)).inc()
-    HTTP_DURATION.labels(service, method, route).observe(seconds)
+    method = method if method in _METHODS else "_OTHER"
+    child(HTTP_REQUESTS, service, method, route, str(status)).inc()
+    child(HTTP_DURATION, service, method, route).observe(seconds)
 
 
 def install_route(app: Any, gauges: tuple[GaugeSource, ...] = ()) -> None:

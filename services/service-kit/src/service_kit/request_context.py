@@ -90,7 +90,7 @@ class RequestContext:
         status = 500
         started = time.perf_counter()
         in_flight = (
-            metrics.HTTP_IN_FLIGHT.labels(self.service)
+            metrics.child(metrics.HTTP_IN_FLIGHT, self.service)
             if self.service is not None and metrics.enabled()
             else None
         )

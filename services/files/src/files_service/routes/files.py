@@ -164,7 +164,7 @@ async def create_file(request: Request, state: StateDep) -> Response:
     finally:
         await form.close()
     if metrics.enabled():
-        metrics.FILES_UPLOADS.labels(purpose).inc()
+        metrics.child(metrics.FILES_UPLOADS, purpose).inc()
         metrics.FILES_UPLOAD_BYTES.inc(size)
     return JSONResponse(record.to_object())
 

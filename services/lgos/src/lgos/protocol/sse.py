@@ -64,7 +64,7 @@ class SSEResponse(Response):
         if not metrics.enabled():
             await self._serve(scope, receive, send)
             return
-        streams = metrics.OPEN_STREAMS.labels("lgos")
+        streams = metrics.child(metrics.OPEN_STREAMS, "lgos")
         streams.inc()
         try:
             await self._serve(scope, receive, send)

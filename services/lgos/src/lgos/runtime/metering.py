@@ -113,7 +113,9 @@ class RunMeter:
             self._first_delta_seen = True
             if metrics.enabled():
                 elapsed = time.perf_counter() - self._started
-                metrics.GENAI_TIME_TO_FIRST_TOKEN.labels(OPERATION, self.graph).observe(elapsed)
+                metrics.child(metrics.GENAI_TIME_TO_FIRST_TOKEN, OPERATION, self.graph).observe(
+                    elapsed
+                )
 
     def __exit__(
         self,
@@ -128,9 +130,11 @@ class RunMeter:
             outcome = "cancelled" if cancelled else "failed"
             error = "cancelled" if cancelled else kind.__name__
         if metrics.enabled():
-            metrics.RUNS.labels(self.graph, outcome).inc()
+            metrics.child(metrics.RUNS, self.graph, outcome).inc()
             elapsed = time.perf_counter() - self._started
-            metrics.GENAI_REQUEST_DURATION.labels(OPERATION, self.graph, error).observe(elapsed)
+            metrics.child(metrics.GENAI_REQUEST_DURATION, OPERATION, self.graph, error).observe(
+                elapsed
+            )
         if self._span is not None:
             if outcome == "paused":
                 self._span.add_event("gen_ai.run.paused")

@@ -37,7 +37,7 @@ def naming_the_paused_response(graph: str) -> Iterator[None]:
     except RunConflictError as conflict:
         conflict.param = "previous_response_id"
         if metrics.enabled():
-            metrics.RUN_CONFLICTS.labels(graph, conflict.code or "conflict").inc()
+            metrics.child(metrics.RUN_CONFLICTS, graph, conflict.code or "conflict").inc()
         raise
 
 
