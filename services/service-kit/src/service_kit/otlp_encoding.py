@@ -217,11 +217,30 @@ def _lean_span(span: LeanSpan) -> bytes | None:
         _TIMES(0x39, span._start_time or 0, 0x41, span._end_time or 0),
     ]
     pairs = _SPAN_PAIRS
+    value: Any  # an attribute value, its type checked by hand below
     for key, value in span._attributes.items():
         kind = type(value)
         # Only str and int values are remembered: an equal value of another type (True or
         # 1.0 for 1) must not find an int's field.
-        field = pairs.get((key, value)) if kind is str or kind is int else None
+        if kind is str:
+            field = pairs.get((key, value))
+            if field is None and value.isascii() and len(value) < 0x70:
+                # A short ASCII value seen for the first time (an id, as often as not), framed
+                # here; the value's lengths fit one byte each, the key's field is remembered.
+                length = len(value)
+                pair = (
+                    (_KEY_CACHE.get(key) or _key(key))
+                    + b"\x12"
+                    + _SMALL[length + 2]
+                    + b"\x0a"
+                    + _SMALL[length]
+                    + value.encode()
+                )
+                if len(pairs) >= _CACHE_LIMIT:
+                    pairs.clear()
+                field = pairs[(key, value)] = b"\x4a" + _varint(len(pair)) + pair
+        else:
+            field = pairs.get((key, value)) if kind is int else None
         if field is None:
             field = _span_attribute(key, value)
             if field is None:

@@ -30,8 +30,10 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.trace import Link, Span, SpanContext, SpanKind, StatusCode
+from opentelemetry.trace.propagation import _SPAN_KEY
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 from service_kit import tracing
+from service_kit.lean_spans import LeanSpan
 
 from lgos.runtime import content
 
@@ -143,36 +145,46 @@ class SpanRecorder(BaseCallbackHandler):
         self.root = root
         self.trace_id = root.get_span_context()[0]  # the tuple's item: the property is a call
         self.capture = tracing.capture_message_content()
-        self.spans: dict[UUID, Span] = {}
-        self.parents: dict[UUID, UUID | None] = {}
-        self.attached: dict[UUID, Token[Context]] = {}
+        # Keyed by the run ids' integers: a UUID's hash is a Python call, its int is a field.
+        self.spans: dict[int, Span] = {}
+        self.parents: dict[int, int | None] = {}
+        self.attached: dict[int, Token[Context]] = {}
 
     def _parent(self, parent_run_id: UUID | None) -> Any:
-        here = trace.get_current_span()
-        if here.is_recording() and here.get_span_context()[0] == self.trace_id:
-            return otel_context.get_current()
-        current = parent_run_id
+        context = otel_context.get_current()
+        # The current span read from the context in hand (trace.get_current_span would read
+        # the context again); a lean span is known by its type, as isinstance on the Span ABC
+        # is a Python call.
+        here = context.get(_SPAN_KEY)
+        if (
+            (type(here) is LeanSpan or isinstance(here, Span))
+            and here.is_recording()
+            and here.get_span_context()[0] == self.trace_id
+        ):
+            return context
+        current = parent_run_id.int if parent_run_id is not None else None
         while current is not None:
             if current in self.spans:
                 return trace.set_span_in_context(self.spans[current])
             current = self.parents.get(current)
         return trace.set_span_in_context(self.root)
 
-    def _start(self, run_id: UUID, parent_run_id: UUID | None, name: str, **attrs: Any) -> None:
-        self.parents[run_id] = parent_run_id
-        self.spans[run_id] = tracing.tracer().start_span(
+    def _start(self, run_id: UUID, parent_run_id: UUID | None, name: str, **attrs: Any) -> Span:
+        self.parents[run_id.int] = parent_run_id.int if parent_run_id is not None else None
+        span = self.spans[run_id.int] = tracing.tracer().start_span(
             name,
             context=self._parent(parent_run_id),
             kind=SpanKind.CLIENT if attrs.get(tracing.OPERATION) == "chat" else SpanKind.INTERNAL,
             attributes={k: v for k, v in attrs.items() if v is not None},
         )
+        return span
 
     def _end(self, run_id: UUID, error: BaseException | None = None) -> None:
-        token = self.attached.pop(run_id, None)
+        token = self.attached.pop(run_id.int, None)
         if token is not None:
             otel_context.detach(token)
             self.ignore_chain = not self.attached
-        span = self.spans.pop(run_id, None)
+        span = self.spans.pop(run_id.int, None)
         if span is None:
             return
         if error is not None:
@@ -189,7 +201,7 @@ class SpanRecorder(BaseCallbackHandler):
         parent_run_id: UUID | None = None,
         **kwargs: Any,
     ) -> None:
-        self.parents[run_id] = parent_run_id
+        self.parents[run_id.int] = parent_run_id.int if parent_run_id is not None else None
 
     def on_chat_model_start(
         self,
@@ -205,7 +217,7 @@ class SpanRecorder(BaseCallbackHandler):
         metadata = metadata or {}
         params = invocation_params or {}
         model = params.get("model") or params.get("model_name") or metadata.get("ls_model_name")
-        self._start(
+        span = self._start(
             run_id,
             parent_run_id,
             f"chat {model}" if model else "chat",
@@ -215,12 +227,11 @@ class SpanRecorder(BaseCallbackHandler):
                 tracing.REQUEST_MODEL: model,
             },
         )
-        span = self.spans[run_id]
         if self.capture and messages and span.is_recording():
             span.set_attribute(tracing.INPUT_MESSAGES, content.input_messages(messages[0]))
 
     def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
-        span = self.spans.get(run_id)
+        span = self.spans.get(run_id.int)
         if span is not None and response.generations and response.generations[0]:
             generation = response.generations[0][0]
             message = getattr(generation, "message", None)
@@ -255,7 +266,7 @@ class SpanRecorder(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         name = (serialized or {}).get("name") or "tool"
-        self._start(
+        span = self._start(
             run_id,
             parent_run_id,
             f"execute_tool {name}",
@@ -266,7 +277,7 @@ class SpanRecorder(BaseCallbackHandler):
                 tracing.TOOL_CALL_ID: kwargs.get("tool_call_id"),
             },
         )
-        self.attached[run_id] = otel_context.attach(trace.set_span_in_context(self.spans[run_id]))
+        self.attached[run_id.int] = otel_context.attach(trace.set_span_in_context(span))
         self.ignore_chain = False
 
     def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
