@@ -60,3 +60,46 @@ def test_a_batch_it_cannot_encode_fails_the_export(receiver: OTLPReceiver) -> No
     exporter = OTLPSpanExporter(endpoint=f"{receiver.url}/v1/traces", timeout=5)
     assert exporter.export([broken]) is SpanExportResult.FAILURE
     assert receiver.spans == []
+
+
+def test_plain_http_goes_through_urllib3_with_nothing_in_between(
+    receiver: OTLPReceiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    exporter = OTLPSpanExporter(endpoint=f"{receiver.url}/v1/traces", timeout=5)
+    assert exporter.lean_transport
+    assert exporter.export([span("a")]) is SpanExportResult.SUCCESS
+    assert [s.name for s in receiver.spans] == ["a"]
+    # From the standard variables too: the traces endpoint first, then the base one.
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "https://collector.example:4318")
+    assert not OTLPSpanExporter().lean_transport
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", f"{receiver.url}/v1/traces")
+    assert OTLPSpanExporter().lean_transport
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "endpoint"),
+    [
+        (None, None, "https://collector.example:4318/v1/traces"),
+        ("HTTP_PROXY", "http://proxy.example:3128", None),
+        ("all_proxy", "socks5://proxy.example:1080", None),
+        ("OTEL_PYTHON_EXPORTER_OTLP_HTTP_TRACES_CREDENTIAL_PROVIDER", "vendor", None),
+        ("OTEL_PYTHON_EXPORTER_OTLP_HTTP_CREDENTIAL_PROVIDER", "vendor", None),
+    ],
+)
+def test_tls_a_proxy_or_a_credential_provider_keep_the_exporter_s_own_transport(
+    monkeypatch: pytest.MonkeyPatch, variable: str | None, value: str | None, endpoint: str | None
+) -> None:
+    # requests reads the proxy variables, its CA bundle and the provider's session; urllib3
+    # alone would not.
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")
+    if variable is not None and value is not None:
+        monkeypatch.setenv(variable, value)
+    if variable is not None and "CREDENTIAL" in variable:
+        # No such provider is installed: the exporter's own loading of it refuses, which
+        # shows it was asked.
+        with pytest.raises(RuntimeError):
+            OTLPSpanExporter(endpoint=endpoint)
+        return
+    assert not OTLPSpanExporter(endpoint=endpoint).lean_transport
