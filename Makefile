@@ -65,6 +65,13 @@ $(PROMETHEUS): | $(UV)
 	@$(INSTALL) apt --no-recommends prometheus
 	touch $@
 
+# Valgrind, whose callgrind counts what tracing and metrics cost a request in instructions
+# (make bench-observability): timed runs on a shared machine are too noisy for its goals.
+VALGRIND := $(TOOLS)/.valgrind
+$(VALGRIND): | $(UV)
+	@$(INSTALL) apt valgrind
+	touch $@
+
 # Arize Phoenix (the trace viewer on 3013) in its own pinned venv (≈ 850 MB, ≈ 70 s). The stack
 # starts it only when DEVSTACK_WITH names it, so `make dev` installs it only then; the tests need it.
 PHOENIX := $(TOOLS)/phoenix/.installed
@@ -203,9 +210,10 @@ bench-gateway: $(SYNCED) $(LITELLM)  ## the LiteLLM hop: LGOS direct vs through 
 bench-startup: stack-installs  ## how long make dev-up takes warm; COLD=1 installs anew first
 	$(RUN) python -m scripts.bench_startup $(if $(COLD),--cold)
 
-bench-observability: $(SYNCED) $(PHOENIX)  ## metrics and tracing (to Phoenix, or a dead exporter) vs off
+bench-observability: $(SYNCED) $(PHOENIX) $(VALGRIND)  ## metrics and tracing (to Phoenix, or a dead exporter) vs off
 	nice $(RUN) python -m scripts.bench_observability
 	nice $(RUN) python -m scripts.bench_observability --graph chat
+	nice $(RUN) python -m scripts.count_tracing_instructions --served
 
 # The documentation site (mkdocs.yml, docs/): served locally, built strictly by `make test`.
 DOCS_ADDR ?= 127.0.0.1:8000

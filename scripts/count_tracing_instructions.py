@@ -28,8 +28,11 @@ kept-alive socket from this process (not counted): the request as a served proce
     python -m scripts.count_tracing_instructions --workload stream --warmup 50 --requests 64
     python -m scripts.count_tracing_instructions --served --only metrics   # off and metrics
 
-Needs valgrind (Debian's ``valgrind`` package). A short do-nothing request runs about 5 M
-instructions; under callgrind it takes about 50 times as long as without.
+It ends with the goals ``bench_observability`` checks in time (metrics alone ≤ 2 %, tracing
+≤ 5 %) checked against the counts; ``make bench-observability`` runs it ``--served`` after the
+timed runs. Needs valgrind (Debian's ``valgrind`` package, which that target installs). A
+short do-nothing request runs about 5 M instructions; under callgrind it takes about 50 times as
+long as without.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -358,6 +361,34 @@ def main() -> None:
         name: (counted[(name, args.requests)] - counted[(name, 0)]) / args.requests
         for name in names
     }
+    print_counts(per_request, args)
+
+
+def goal_rows(per_request: Mapping[str, float]) -> list[tuple[str, str, str, bool]]:
+    """The cost goals the timed benchmark checks, checked against the counts: metrics alone
+    and tracing (with metrics off, so tracing's own share), percent of off."""
+    from scripts.bench_observability import METRICS_GOAL, TRACING_GOAL
+
+    off = per_request["off"]
+    rows = []
+    for name, what, goal in (
+        ("metrics", "metrics", METRICS_GOAL),
+        ("traced", "tracing", TRACING_GOAL),
+    ):
+        if name in per_request:
+            cost = round(100 * (per_request[name] / off - 1), 1)  # judged as printed
+            rows.append(
+                (
+                    f"{what}: instructions per request",
+                    f"{cost:+.1f} %",
+                    f"≤ {goal:g} %",
+                    cost <= goal,
+                )
+            )
+    return rows
+
+
+def print_counts(per_request: Mapping[str, float], args: argparse.Namespace) -> None:
     off = per_request["off"]
     print(
         f"\nInstructions a {args.workload} request executes "
@@ -367,10 +398,14 @@ def main() -> None:
     )
     print("| configuration | instructions per request | against off |")
     print("|---|---|---|")
-    for name in names:
-        label = CONFIGURATIONS[name]
-        against = "-" if name == "off" else f"{100 * (per_request[name] / off - 1):+.1f} %"
-        print(f"| {label} | {per_request[name] / 1e6:.3f} M | {against} |")
+    for name, count in per_request.items():
+        against = "-" if name == "off" else f"{100 * (count / off - 1):+.1f} %"
+        print(f"| {CONFIGURATIONS[name]} | {count / 1e6:.3f} M | {against} |")
+    rows = goal_rows(per_request)
+    if rows:
+        print("\n| goal | counted | limit | met |\n|---|---|---|---|")
+        for goal, counted, limit, met in rows:
+            print(f"| {goal} | {counted} | {limit} | {'yes' if met else 'NO'} |")
 
 
 if __name__ == "__main__":
