@@ -45,6 +45,7 @@ import orjson
 import psutil
 from lgos_stack.bench.graphs import REGISTRY, SCALE_REGISTRY, STREAM_CHUNKS
 from lgos_stack.bench.machine import install_uvloop
+from lgos_stack.bench.observability_goals import METRICS_GOAL, TRACING_GOAL
 from lgos_stack.bench.serving import Cell, Connection, Sample, drive, start_server
 from lgos_stack.paths import PHOENIX_BIN
 from lgos_stack.ports import free_port
@@ -64,9 +65,6 @@ PROJECT = "lgos-bench"
 """Phoenix's project the traced configurations' spans land in."""
 SPANS_PER_REQUEST = 3
 """The server span, ``invoke_workflow`` and the graph's one ``chat``."""
-METRICS_GOAL = 2.0
-TRACING_GOAL = 5.0
-"""Cost goals, percent of the "off" figure (throughput down, time to first delta up)."""
 
 
 @dataclass(frozen=True)

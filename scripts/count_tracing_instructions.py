@@ -55,6 +55,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import orjson
+from lgos_stack.bench.observability_goals import counted_goals
 from lgos_stack.ports import free_port
 
 CONFIGURATIONS = {
@@ -364,30 +365,6 @@ def main() -> None:
     print_counts(per_request, args)
 
 
-def goal_rows(per_request: Mapping[str, float]) -> list[tuple[str, str, str, bool]]:
-    """The cost goals the timed benchmark checks, checked against the counts: metrics alone
-    and tracing (with metrics off, so tracing's own share), percent of off."""
-    from scripts.bench_observability import METRICS_GOAL, TRACING_GOAL
-
-    off = per_request["off"]
-    rows = []
-    for name, what, goal in (
-        ("metrics", "metrics", METRICS_GOAL),
-        ("traced", "tracing", TRACING_GOAL),
-    ):
-        if name in per_request:
-            cost = round(100 * (per_request[name] / off - 1), 1)  # judged as printed
-            rows.append(
-                (
-                    f"{what}: instructions per request",
-                    f"{cost:+.1f} %",
-                    f"≤ {goal:g} %",
-                    cost <= goal,
-                )
-            )
-    return rows
-
-
 def print_counts(per_request: Mapping[str, float], args: argparse.Namespace) -> None:
     off = per_request["off"]
     print(
@@ -401,7 +378,7 @@ def print_counts(per_request: Mapping[str, float], args: argparse.Namespace) -> 
     for name, count in per_request.items():
         against = "-" if name == "off" else f"{100 * (count / off - 1):+.1f} %"
         print(f"| {CONFIGURATIONS[name]} | {count / 1e6:.3f} M | {against} |")
-    rows = goal_rows(per_request)
+    rows = counted_goals(per_request)
     if rows:
         print("\n| goal | counted | limit | met |\n|---|---|---|---|")
         for goal, counted, limit, met in rows:
