@@ -47,7 +47,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator, Mapping, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -57,6 +56,7 @@ from typing import Any
 import orjson
 from lgos_stack.bench.observability_goals import counted_goals
 from lgos_stack.ports import free_port
+from lgos_stack.processes import Wait, tcp_open, wait_for
 
 CONFIGURATIONS = {
     "off": "off",
@@ -147,18 +147,6 @@ def _drive(port: int, requests: int, workload: str) -> None:
             reader.readline()
 
 
-def _ready(port: int, child: subprocess.Popen[bytes]) -> None:
-    while child.poll() is None:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.5)
-    raise SystemExit(
-        f"the served app exited before it listened:\n{child.communicate()[1].decode()}"
-    )
-
-
 def count(configuration: str, requests: int, args: argparse.Namespace, endpoint: str) -> int:
     """Instructions callgrind counts for one child run."""
     port = free_port() if args.served else 0
@@ -193,7 +181,11 @@ def count(configuration: str, requests: int, args: argparse.Namespace, endpoint:
             stderr=subprocess.PIPE,
         )
         try:
-            _ready(port, served)
+            if wait_for(lambda: tcp_open(port), served, timeout=1800) is not Wait.READY:
+                served.kill()
+                raise SystemExit(
+                    f"the served app did not listen:\n{served.communicate()[1].decode()}"
+                )
             _drive(port, args.warmup + requests, args.workload)
         finally:
             served.send_signal(signal.SIGTERM)  # uvicorn's graceful stop; then the flush
@@ -224,16 +216,15 @@ def child(configuration: str, requests: int, warmup: int, workload: str, port: i
         trace.set_tracer_provider(provider)
     import uvloop
     from lgos.app import create_app
+    from lgos.gc_tuning import tune_collector
     from lgos.protocol import sse
+    from lgos.settings import LGOSSettings
+    from lgos_stack.bench.graphs import create_registry
 
     # The stream's writes are coalesced within a window on the clock, and under callgrind the
     # clock runs fifty times slower than the work: how many events a write joins would follow
     # each configuration's speed. With no window, every configuration writes the same way.
     sse.COALESCE_WINDOW = 0.0
-    from lgos.gc_tuning import tune_collector
-    from lgos.settings import LGOSSettings
-    from lgos_stack.bench.graphs import create_registry
-
     app = create_app(create_registry())
     if port:
         from service_kit.serve import serve

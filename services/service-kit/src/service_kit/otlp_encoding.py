@@ -224,9 +224,10 @@ def _lean_span(span: LeanSpan) -> bytes | None:
         # 1.0 for 1) must not find an int's field.
         if kind is str:
             field = pairs.get((key, value))
-            if field is None and value.isascii() and len(value) < 0x70:
+            if field is None and len(value) <= _CACHED_VALUE_CHARS and value.isascii():
                 # A short ASCII value seen for the first time (an id, as often as not), framed
-                # here; the value's lengths fit one byte each, the key's field is remembered.
+                # here and remembered as _span_attribute would; the value's lengths fit one
+                # byte each, the key's field is remembered.
                 length = len(value)
                 pair = (
                     (_KEY_CACHE.get(key) or _key(key))
