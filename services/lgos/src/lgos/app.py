@@ -13,6 +13,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from langgraph.pregel import Pregel
 from service_kit import metrics
+from service_kit.direct_routes import serve_directly
 from service_kit.envelope import envelope_handler, error_response
 from service_kit.limits import BodyLimit, Limit
 from service_kit.openapi import install as install_openapi
@@ -40,9 +41,11 @@ from lgos.interrupts.sweep import sweep_forever
 from lgos.loop_lag import probe_loop_lag
 from lgos.outages import is_outage
 from lgos.protocol import openapi
+from lgos.protocol.chat.routes import create_chat_completion
 from lgos.protocol.chat.routes import router as chat_router
 from lgos.protocol.models import router as models_router
 from lgos.protocol.responses.background import execute_job
+from lgos.protocol.responses.routes import create_response
 from lgos.protocol.responses.routes import router as responses_router
 from lgos.protocol.validation import format_param
 from lgos.runtime.runner import GraphRunner
@@ -113,6 +116,10 @@ def create_app(
     app.include_router(models_router)
     app.include_router(responses_router)
     app.include_router(chat_router)
+    # The generation routes carry nearly all the traffic; they take only the request and the
+    # app state, which FastAPI would solve anew for every request.
+    serve_directly(app, responses_router, create_response)
+    serve_directly(app, chat_router, create_chat_completion)
 
     @app.get("/health", tags=["health"])
     async def health() -> dict[str, Any]:
