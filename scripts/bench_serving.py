@@ -33,7 +33,15 @@ from lgos_stack.bench.graphs import STREAM_CHUNKS, short_graph, stream_graph
 from lgos_stack.bench.machine import install_uvloop
 from lgos_stack.bench.profile_shares import shares
 from lgos_stack.bench.profile_shares import table as shares_table
-from lgos_stack.bench.serving import Cell, Connection, Sample, drive, start_server
+from lgos_stack.bench.serving import (
+    SHORT_GOAL,
+    STREAM_GOAL,
+    Cell,
+    Connection,
+    Sample,
+    drive,
+    start_server,
+)
 from lgos_stack.ports import free_port
 from lgos_stack.processes import wait_for
 
@@ -41,9 +49,6 @@ ROOT = Path(__file__).resolve().parents[1]
 
 CONCURRENCY = (1, 16, 64)
 PROFILED_CONCURRENCY = 64
-SHORT_GOAL, STREAM_GOAL = 0.75, 0.9
-"""LGOS's share of the in-process graph's throughput at c=64: req/s of the short answer,
-deltas/s of the stream."""
 
 
 # --- in-process --------------------------------------------------------------------------

@@ -18,6 +18,11 @@ hash seed fixed, and every module compiled beforehand. Metrics are off but where
   sink this script runs (the exporter's thread included). Batches are sent when full, as under
   load; 512 counted requests make exactly three more.
 
+- **graph**: no LGOS at all: the benchmark graph run in-process as ``bench_serving``'s
+  in-process side runs it (``ainvoke``; ``astream`` of messages for the stream). Its count
+  against LGOS's default (metrics) is ``bench_serving``'s ratio in instructions, checked
+  against the same goals (short ≥ 0.75, stream ≥ 0.9).
+
 A dead exporter is not counted: its retries and back-off run on the clock, and under callgrind a
 request takes fifty times as long, so it would be charged fifty times its retries.
 
@@ -27,6 +32,7 @@ kept-alive socket from this process (not counted): the request as a served proce
     python -m scripts.count_tracing_instructions --served     # about 12 minutes on 2 cores
     python -m scripts.count_tracing_instructions --workload stream --warmup 50 --requests 64
     python -m scripts.count_tracing_instructions --served --only metrics   # off and metrics
+    python -m scripts.count_tracing_instructions --served --only metrics graph  # serving ratio
 
 It ends with the goals ``bench_observability`` checks in time (metrics alone ≤ 2 %, tracing
 ≤ 5 %) checked against the counts; ``make bench-observability`` runs it ``--served`` after the
@@ -55,6 +61,7 @@ from typing import Any
 
 import orjson
 from lgos_stack.bench.observability_goals import counted_goals
+from lgos_stack.bench.serving import SHORT_GOAL, STREAM_GOAL
 from lgos_stack.ports import free_port
 from lgos_stack.processes import Wait, tcp_open, wait_for
 
@@ -63,6 +70,7 @@ CONFIGURATIONS = {
     "metrics": "metrics (no tracing)",
     "noproc": "spans, no processor",
     "traced": "traced (OTLP to a sink)",
+    "graph": "the graph alone, in-process",
 }
 _COLLECTED = re.compile(rb"Collected : (\d+)")
 
@@ -149,7 +157,8 @@ def _drive(port: int, requests: int, workload: str) -> None:
 
 def count(configuration: str, requests: int, args: argparse.Namespace, endpoint: str) -> int:
     """Instructions callgrind counts for one child run."""
-    port = free_port() if args.served else 0
+    served = args.served and configuration != "graph"
+    port = free_port() if served else 0
     command = [
         "valgrind",
         "--tool=callgrind",
@@ -168,30 +177,30 @@ def count(configuration: str, requests: int, args: argparse.Namespace, endpoint:
         "--port",
         str(port),
     ]
-    if not args.served:
+    if not served:
         done = subprocess.run(
             command, env=_env(configuration, endpoint), capture_output=True, check=False
         )
         returncode, stderr = done.returncode, done.stderr
     else:
-        served = subprocess.Popen(
+        server = subprocess.Popen(
             command,
             env=_env(configuration, endpoint),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
         try:
-            if wait_for(lambda: tcp_open(port), served, timeout=1800) is not Wait.READY:
-                served.kill()
+            if wait_for(lambda: tcp_open(port), server, timeout=1800) is not Wait.READY:
+                server.kill()
                 raise SystemExit(
-                    f"the served app did not listen:\n{served.communicate()[1].decode()}"
+                    f"the served app did not listen:\n{server.communicate()[1].decode()}"
                 )
             _drive(port, args.warmup + requests, args.workload)
         finally:
-            served.send_signal(signal.SIGTERM)  # uvicorn's graceful stop; then the flush
-        stderr = served.communicate()[1]
+            server.send_signal(signal.SIGTERM)  # uvicorn's graceful stop; then the flush
+        stderr = server.communicate()[1]
         # uvicorn raises SIGTERM again once it has stopped (see child).
-        returncode = 0 if served.returncode == -signal.SIGTERM else served.returncode
+        returncode = 0 if server.returncode == -signal.SIGTERM else server.returncode
     found = _COLLECTED.search(stderr)
     if returncode != 0 or found is None:
         raise SystemExit(f"{configuration} ({requests} requests) failed:\n{stderr.decode()}")
@@ -202,6 +211,9 @@ def child(configuration: str, requests: int, warmup: int, workload: str, port: i
     """Serve ``warmup`` and then ``requests`` requests in this process, traced as asked: called
     with raw ASGI messages, or with ``port`` served by uvicorn as ``lgos serve`` serves it (the
     requests then come from the parent)."""
+    if configuration == "graph":
+        graph_alone(requests, warmup, workload)
+        return
     from opentelemetry import trace
 
     if configuration in ("noproc", "traced"):
@@ -299,6 +311,38 @@ def child(configuration: str, requests: int, warmup: int, workload: str, port: i
     _flush()
 
 
+def graph_alone(requests: int, warmup: int, workload: str) -> None:
+    """The benchmark graph run in-process, as ``bench_serving``'s in-process side runs it."""
+    import uvloop
+    from langchain_core.messages import AIMessageChunk, HumanMessage
+    from lgos.gc_tuning import tune_collector
+    from lgos.settings import LGOSSettings
+    from lgos_stack.bench.graphs import short_graph, stream_graph
+
+    graph = short_graph() if workload == "short" else stream_graph()
+    payload = {"messages": [HumanMessage("hello")]}
+
+    async def one() -> None:
+        if workload == "short":
+            await graph.ainvoke(payload)
+            return
+        deltas = 0
+        async for chunk, _ in graph.astream(payload, stream_mode="messages"):
+            if isinstance(chunk, AIMessageChunk) and chunk.text:
+                deltas += 1
+        if not deltas:
+            raise SystemExit("the graph streamed no text")
+
+    async def main() -> None:
+        for _ in range(warmup):
+            await one()
+        tune_collector(LGOSSettings().gc_thresholds)  # as on the served side
+        for _ in range(requests):
+            await one()
+
+    uvloop.run(main())
+
+
 def _flush() -> None:
     from opentelemetry import trace
 
@@ -375,6 +419,17 @@ def print_counts(per_request: Mapping[str, float], args: argparse.Namespace) -> 
     for name, count in per_request.items():
         against = "-" if name == "off" else f"{100 * (count / off - 1):+.1f} %"
         print(f"| {CONFIGURATIONS[name]} | {count / 1e6:.3f} M | {against} |")
+    graph = per_request.get("graph")
+    if graph is not None:
+        served, how = per_request["off"], "metrics off"
+        if "metrics" in per_request:
+            served, how = per_request["metrics"], "metrics on, LGOS's default"
+        target = SHORT_GOAL if args.workload == "short" else STREAM_GOAL
+        ratio = graph / served
+        print(
+            f"\nServing ratio in instructions, the graph alone / a request served ({how}): "
+            f"{ratio:.3f}, goal ≥ {target}: {'met' if ratio >= target else 'NOT met'}"
+        )
     rows = counted_goals(per_request)
     if rows:
         print("\n| goal | counted | limit | met |\n|---|---|---|---|")

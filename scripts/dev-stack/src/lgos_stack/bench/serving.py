@@ -21,6 +21,10 @@ from lgos_stack.processes import Wait, http_ok, wait_for
 
 DELTA_MARK = b"event: response.output_text.delta"
 
+SHORT_GOAL, STREAM_GOAL = 0.75, 0.9
+"""LGOS's share of the in-process graph's throughput at c=64: req/s of the short answer,
+deltas/s of the stream (``bench_serving`` times it; ``count_tracing_instructions`` counts it)."""
+
 
 @dataclass
 class Sample:
