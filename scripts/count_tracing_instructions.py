@@ -33,6 +33,8 @@ kept-alive socket from this process (not counted): the request as a served proce
     python -m scripts.count_tracing_instructions --workload stream --warmup 50 --requests 64
     python -m scripts.count_tracing_instructions --served --only metrics   # off and metrics
     python -m scripts.count_tracing_instructions --served --only metrics graph  # serving ratio
+    python -m scripts.count_tracing_instructions --only metrics graph --concurrency 64 \
+        --warmup 128   # the same 64 at a time, in-process
 
 It ends with the goals ``bench_observability`` checks in time (metrics alone ≤ 2 %, tracing
 ≤ 5 %) checked against the counts; ``make bench-observability`` runs it ``--served`` after the
@@ -53,7 +55,7 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -176,6 +178,8 @@ def count(configuration: str, requests: int, args: argparse.Namespace, endpoint:
         args.workload,
         "--port",
         str(port),
+        "--concurrency",
+        str(args.concurrency),
     ]
     if not served:
         done = subprocess.run(
@@ -207,12 +211,26 @@ def count(configuration: str, requests: int, args: argparse.Namespace, endpoint:
     return int(found.group(1))
 
 
-def child(configuration: str, requests: int, warmup: int, workload: str, port: int) -> None:
+async def in_flight(one: Callable[[], Awaitable[None]], requests: int, concurrency: int) -> None:
+    """``requests`` calls of ``one``, ``concurrency`` at a time (as many tasks, each calling it
+    one call after another)."""
+
+    async def task(calls: int) -> None:
+        for _ in range(calls):
+            await one()
+
+    share, extra = divmod(requests, concurrency)
+    await asyncio.gather(*(task(share + (i < extra)) for i in range(concurrency)))
+
+
+def child(
+    configuration: str, requests: int, warmup: int, workload: str, port: int, concurrency: int
+) -> None:
     """Serve ``warmup`` and then ``requests`` requests in this process, traced as asked: called
     with raw ASGI messages, or with ``port`` served by uvicorn as ``lgos serve`` serves it (the
     requests then come from the parent)."""
     if configuration == "graph":
-        graph_alone(requests, warmup, workload)
+        graph_alone(requests, warmup, workload, concurrency)
         return
     from opentelemetry import trace
 
@@ -297,13 +315,11 @@ def child(configuration: str, requests: int, warmup: int, workload: str, port: i
         started = await outbox.get()
         if started["type"] != "lifespan.startup.complete":
             raise SystemExit(f"the app did not start: {started}")
-        for _ in range(warmup):
-            await one()
+        await in_flight(one, warmup, concurrency)
         # The collector as lgos serve sets it (its thresholds, what exists frozen), after the
         # warm-up so that its caches are frozen too.
         tune_collector(LGOSSettings().gc_thresholds)
-        for _ in range(requests):
-            await one()
+        await in_flight(one, requests, concurrency)
         await inbox.put({"type": "lifespan.shutdown"})
         await lifespan
 
@@ -311,7 +327,7 @@ def child(configuration: str, requests: int, warmup: int, workload: str, port: i
     _flush()
 
 
-def graph_alone(requests: int, warmup: int, workload: str) -> None:
+def graph_alone(requests: int, warmup: int, workload: str, concurrency: int) -> None:
     """The benchmark graph run in-process, as ``bench_serving``'s in-process side runs it."""
     import uvloop
     from langchain_core.messages import AIMessageChunk, HumanMessage
@@ -334,11 +350,9 @@ def graph_alone(requests: int, warmup: int, workload: str) -> None:
             raise SystemExit("the graph streamed no text")
 
     async def main() -> None:
-        for _ in range(warmup):
-            await one()
+        await in_flight(one, warmup, concurrency)
         tune_collector(LGOSSettings().gc_thresholds)  # as on the served side
-        for _ in range(requests):
-            await one()
+        await in_flight(one, requests, concurrency)
 
     uvloop.run(main())
 
@@ -373,12 +387,21 @@ def main() -> None:
         choices=sorted(set(CONFIGURATIONS) - {"off"}),
         help="count these configurations (and off, the baseline) rather than all",
     )
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=1,
+        help="requests in flight at a time in-process (the app or the graph alone called by as "
+        "many tasks); served counts send one request at a time",
+    )
     parser.add_argument("--child", choices=sorted(CONFIGURATIONS), help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child, args.requests, args.warmup, args.workload, args.port)
+        child(args.child, args.requests, args.warmup, args.workload, args.port, args.concurrency)
         return
+    if args.concurrency < 1 or (args.served and args.concurrency != 1):
+        parser.error("--concurrency is a positive number, and 1 with --served")
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (Debian: apt-get install valgrind)")
     names = [name for name in CONFIGURATIONS if not args.only or name in {"off", *args.only}]
@@ -411,7 +434,7 @@ def print_counts(per_request: Mapping[str, float], args: argparse.Namespace) -> 
     print(
         f"\nInstructions a {args.workload} request executes "
         f"({'served by uvicorn' if args.served else 'the app called in-process'}; callgrind; "
-        f"{args.warmup} requests "
+        f"{args.concurrency} at a time, {args.warmup} requests "
         f"to warm up, {args.requests} counted; metrics off but where named)\n"
     )
     print("| configuration | instructions per request | against off |")
