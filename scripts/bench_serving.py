@@ -28,8 +28,7 @@ from pathlib import Path
 
 import orjson
 import psutil
-from langchain_core.messages import AIMessageChunk, HumanMessage
-from lgos_stack.bench.graphs import STREAM_CHUNKS, short_graph, stream_graph
+from lgos_stack.bench.graphs import STREAM_CHUNKS
 from lgos_stack.bench.machine import install_uvloop
 from lgos_stack.bench.profile_shares import shares
 from lgos_stack.bench.profile_shares import table as shares_table
@@ -40,6 +39,7 @@ from lgos_stack.bench.serving import (
     Connection,
     Sample,
     drive,
+    in_process_workers,
     start_server,
 )
 from lgos_stack.ports import free_port
@@ -52,35 +52,6 @@ PROFILED_CONCURRENCY = 64
 
 
 # --- in-process --------------------------------------------------------------------------
-
-
-def in_process_workers() -> dict[str, Callable[[], Callable[[], Awaitable[Sample]]]]:
-    short, stream = short_graph(), stream_graph()
-    payload = {"messages": [HumanMessage("hello")]}
-
-    def invoke() -> Callable[[], Awaitable[Sample]]:
-        async def run() -> Sample:
-            started = time.perf_counter()
-            await short.ainvoke(payload)
-            return Sample(time.perf_counter() - started)
-
-        return run
-
-    def astream() -> Callable[[], Awaitable[Sample]]:
-        async def run() -> Sample:
-            started = time.perf_counter()
-            first: float | None = None
-            count = 0
-            async for chunk, _ in stream.astream(payload, stream_mode="messages"):
-                if isinstance(chunk, AIMessageChunk) and chunk.text:
-                    count += 1
-                    if first is None:
-                        first = time.perf_counter() - started
-            return Sample(time.perf_counter() - started, first, count)
-
-        return run
-
-    return {"short": invoke, "stream": astream}
 
 
 # --- over HTTP -----------------------------------------------------------------------------

@@ -328,25 +328,17 @@ def child(
 
 
 def graph_alone(requests: int, warmup: int, workload: str, concurrency: int) -> None:
-    """The benchmark graph run in-process, as ``bench_serving``'s in-process side runs it."""
+    """The benchmark graph run in-process by ``bench_serving``'s own in-process worker."""
     import uvloop
-    from langchain_core.messages import AIMessageChunk, HumanMessage
     from lgos.gc_tuning import tune_collector
     from lgos.settings import LGOSSettings
-    from lgos_stack.bench.graphs import short_graph, stream_graph
+    from lgos_stack.bench.serving import in_process_workers
 
-    graph = short_graph() if workload == "short" else stream_graph()
-    payload = {"messages": [HumanMessage("hello")]}
+    worker = in_process_workers()[workload]()
 
     async def one() -> None:
-        if workload == "short":
-            await graph.ainvoke(payload)
-            return
-        deltas = 0
-        async for chunk, _ in graph.astream(payload, stream_mode="messages"):
-            if isinstance(chunk, AIMessageChunk) and chunk.text:
-                deltas += 1
-        if not deltas:
+        sample = await worker()
+        if workload == "stream" and not sample.deltas:
             raise SystemExit("the graph streamed no text")
 
     async def main() -> None:

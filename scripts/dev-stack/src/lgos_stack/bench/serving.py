@@ -14,7 +14,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lgos_stack.bench.graphs import REGISTRY
+from langchain_core.messages import AIMessageChunk, HumanMessage
+
+from lgos_stack.bench.graphs import REGISTRY, short_graph, stream_graph
 from lgos_stack.bench.stats import percentile_ms
 from lgos_stack.paths import ROOT
 from lgos_stack.processes import Wait, http_ok, wait_for
@@ -173,3 +175,34 @@ def start_server(
         return process
     process.kill()
     raise SystemExit("LGOS did not start")
+
+
+def in_process_workers() -> dict[str, Callable[[], Callable[[], Awaitable[Sample]]]]:
+    """The benchmark graphs run in-process, by workload: each call makes one worker, whose
+    calls run one request and time it."""
+    short, stream = short_graph(), stream_graph()
+    payload = {"messages": [HumanMessage("hello")]}
+
+    def invoke() -> Callable[[], Awaitable[Sample]]:
+        async def run() -> Sample:
+            started = time.perf_counter()
+            await short.ainvoke(payload)
+            return Sample(time.perf_counter() - started)
+
+        return run
+
+    def astream() -> Callable[[], Awaitable[Sample]]:
+        async def run() -> Sample:
+            started = time.perf_counter()
+            first: float | None = None
+            count = 0
+            async for chunk, _ in stream.astream(payload, stream_mode="messages"):
+                if isinstance(chunk, AIMessageChunk) and chunk.text:
+                    count += 1
+                    if first is None:
+                        first = time.perf_counter() - started
+            return Sample(time.perf_counter() - started, first, count)
+
+        return run
+
+    return {"short": invoke, "stream": astream}
