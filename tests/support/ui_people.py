@@ -4,12 +4,14 @@ wait, answer a review), on top of :class:`tests.support.browser.Person`."""
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
 from playwright.sync_api import Browser, WebSocket
+from playwright.sync_api import Error as PlaywrightError
 
 from tests.support.browser import Person, browser_user
 
@@ -31,6 +33,8 @@ UPLOAD_ATTEMPTS, UPLOAD_SETTLE_MS = 3, 1000
 """How often a person tries an upload Chainlit refused, and how long a failed one keeps its chip."""
 COLLAPSE_MS = 500
 """A Chainlit step opens or closes with an animation; closed, its content is removed."""
+CLICK_TIMEOUT, CLICK_ATTEMPT_MS = 30.0, 3000
+"""How long a person keeps trying to click a button, and how long one try waits."""
 WORKING, WORKED = "Working…", "How I got there"
 """The labels of a graph's commentary while its Response runs and once it ended."""
 
@@ -175,12 +179,19 @@ class ChainlitUser(Person):
             self.fail(f"the commentary {list(lines)} apart from the answer {answer_text!r}")
 
     def click_button(self, label: str) -> None:
-        button = self.page.get_by_role("button", name=label, exact=True)
-        try:
-            button.last.wait_for(state="visible", timeout=30_000)
-        except Exception:
-            self.fail(f"a {label!r} button")
-        button.last.click()
+        """Click the last button called ``label``. A message's buttons are drawn again each time
+        its content changes (a background run's progress does every poll): a click whose button
+        went away first is tried again, as a person clicks again when nothing happened."""
+        button = self.page.get_by_role("button", name=label, exact=True).last
+        deadline = time.monotonic() + CLICK_TIMEOUT
+        while True:
+            try:
+                button.wait_for(state="visible", timeout=CLICK_ATTEMPT_MS)
+                button.click(timeout=CLICK_ATTEMPT_MS)
+                return
+            except PlaywrightError:
+                if time.monotonic() >= deadline:
+                    self.fail(f"a {label!r} button that stays to be clicked")
 
 
 class WebUIUser(Person):
