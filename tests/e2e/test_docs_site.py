@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 from lgos_stack.components import components
 from lgos_stack.ports import Ports, free_port
+from lgos_stack.processes import Wait, tcp_open, wait_for
 from playwright.sync_api import Browser, Page, Route
 
 from tests.support.browser import screenshot_dir
@@ -50,6 +51,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         stderr=subprocess.DEVNULL,
     )
     try:
+        # The browser is quicker than a busy machine's Python start: wait for the socket.
+        assert wait_for(lambda: tcp_open(port), server, timeout=60) is Wait.READY
         yield f"http://127.0.0.1:{port}/"
     finally:
         server.terminate()
