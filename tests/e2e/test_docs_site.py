@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 from lgos_stack.components import components
 from lgos_stack.ports import Ports, free_port
-from lgos_stack.processes import Wait, tcp_open, wait_for
+from lgos_stack.processes import serve
 from playwright.sync_api import Browser, Page, Route
 
 from tests.support.browser import screenshot_dir
@@ -44,19 +44,12 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     )
     assert built.returncode == 0, built.stderr
     port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
-        cwd=folder,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        # The browser is quicker than a busy machine's Python start: wait for the socket.
-        assert wait_for(lambda: tcp_open(port), server, timeout=60) is Wait.READY
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    # Served once its first page answers: on a busy machine the browser would ask first.
+    args = ["http.server", str(port), "--bind", "127.0.0.1"]
+    with serve(
+        args, port=port, env={}, log=None, cwd=folder, health_path="/", timeout=60
+    ) as server:
+        yield f"{server.url}/"
 
 
 def offline_page(browser: Browser, refuse: str | None = None) -> tuple[Page, list[str]]:
